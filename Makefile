@@ -1,0 +1,30 @@
+# Two commands do all setup on a fresh machine:
+#   make run    creates .venv, installs gpucalc, runs tonight's pipeline on the bundled data
+#   make test   creates .venv, installs gpucalc with test tools, runs the test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/gpucalc run --offline
+
+test: $(STAMP)
+	$(BIN)/pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check flows sources warehouse reports tests
+
+bench: $(STAMP)
+	$(BIN)/gpucalc bench --estimates 10000000
+
+clean:
+	rm -rf $(VENV)

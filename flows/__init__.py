@@ -1,0 +1,1 @@
+"""Prefect only: tasks, flows, the nightly flow and the gpucalc CLI."""

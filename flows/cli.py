@@ -1,0 +1,81 @@
+"""The gpucalc command line."""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+from typing import Annotated
+
+import typer
+
+# No phoning home: this runs on machines whose only network is the package registries.
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+
+app = typer.Typer(
+    help="gpucalc: which GPUs, from whom, in what layout, for this job, and at what cost.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+DataDir = Annotated[
+    str | None, typer.Option("--data-dir", help="Data directory (default $GPUCALC_DATA_DIR or ./data).")
+]
+
+
+def _parse_date(value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{value!r} is not a date in YYYY-MM-DD form") from exc
+
+
+@app.command()
+def run(
+    offline: Annotated[bool, typer.Option("--offline", help="Bundled data only, no network.")] = False,
+    run_date: Annotated[str | None, typer.Option("--date", help="Run as of this UTC date (YYYY-MM-DD).")] = None,
+    data_dir: DataDir = None,
+    sources: Annotated[
+        str | None, typer.Option("--sources", help="Comma-separated live sources to fetch (default: all).")
+    ] = None,
+) -> None:
+    """Run the nightly flow once: ingest, validate, recompute estimates, publish the report."""
+    from flows.nightly import nightly
+
+    picked = [s.strip() for s in sources.split(",") if s.strip()] if sources else None
+    result = nightly(run_date=_parse_date(run_date), offline=offline, data_dir=data_dir, sources=picked)
+    typer.echo(f"{result['status']}: report {result['report']}")
+    if result["status"] == "failed":
+        raise typer.Exit(1)
+
+
+@app.command()
+def sql(
+    query: Annotated[str, typer.Argument(help="SQL to run against the warehouse (read-only).")],
+    data_dir: DataDir = None,
+    max_rows: Annotated[int, typer.Option("--max-rows", help="Rows to print at most.")] = 200,
+) -> None:
+    """Run a SQL query over a read-only connection and print the result as a table."""
+    import duckdb
+
+    from warehouse import db, settings
+
+    location = settings.warehouse_path(settings.data_dir(data_dir))
+    try:
+        con = db.connect(location, read_only=True)
+    except FileNotFoundError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from exc
+    try:
+        relation = con.sql(query)
+        if relation is None:
+            typer.echo("ok")
+            return
+        relation.show(max_rows=max_rows, max_width=240)
+    except duckdb.Error as exc:
+        typer.echo(f"SQL error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    finally:
+        con.close()

@@ -1,0 +1,1 @@
+"""Render the dated comparison report from the warehouse."""

@@ -1,0 +1,117 @@
+"""The report's queries, each returning a Polars frame."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+
+
+def run_summary(con: duckdb.DuckDBPyConnection, run_date) -> dict:
+    row = con.execute(
+        """select run_id, mode, status, price_rows, benchmark_rows, rejected_rows, estimate_rows,
+                  sources_failed, duration_s
+           from run_log where run_date = ? and status <> 'running'
+           order by started_at desc limit 1""",
+        [run_date],
+    ).pl()
+    return row.to_dicts()[0] if row.height else {}
+
+
+def workloads(con) -> pl.DataFrame:
+    return con.execute(
+        "select workload_id, name, kind, token_unit, total_tokens from workload order by kind, workload_id"
+    ).pl()
+
+
+def best_options(con, workload_id: str, order: str, limit: int) -> pl.DataFrame:
+    """Options per platform for a workload: the best (by `order`) per platform x pricing."""
+    return con.execute(
+        f"""
+        with ranked as (
+            select *, row_number() over (partition by platform_id, pricing order by {order}) as r
+            from estimate where workload_id = ?
+        )
+        select platform_id, n_gpus, layout, bottleneck, tokens_per_s, time_to_finish_h, usd_total,
+               usd_per_mtok, provider, instance_type, region, pricing, confidence, error_p50, error_p90
+        from ranked where r = 1
+        order by {order}
+        limit {int(limit)}
+        """,
+        [workload_id],
+    ).pl()
+
+
+def refusals(con, workload_id: str) -> pl.DataFrame:
+    return con.execute(
+        """select platform_id, min(n_gpus) as smallest_tried, any_value(refusal) as reason
+           from topology_estimate t
+           where workload_id = ? and not fits
+             and not exists (select 1 from topology_estimate f
+                             where f.workload_id = t.workload_id and f.platform_id = t.platform_id and f.fits)
+           group by platform_id order by platform_id""",
+        [workload_id],
+    ).pl()
+
+
+def freshness(con) -> pl.DataFrame:
+    return con.execute(
+        """
+        select 'price_quote' as data, source, count(*) as rows, min(observed_at) as oldest,
+               max(observed_at) as newest, count(distinct provider) as providers
+        from price_quote group by source
+        union all
+        select 'benchmark_result', source, count(*), min(measured_at), max(measured_at), null
+        from benchmark_result group by source
+        union all
+        select 'catalog: gpu', 'bundled_catalog', count(*), min(source_date), max(source_date), null from gpu
+        order by data, source
+        """
+    ).pl()
+
+
+def rejected(con, run_date) -> pl.DataFrame:
+    return con.execute(
+        """select source, target_table, rule, count(*) as rows, any_value(detail) as example
+           from rejected_row where run_date = ?
+           group by all order by rows desc, source, rule""",
+        [run_date],
+    ).pl()
+
+
+def source_status(con, run_date) -> pl.DataFrame:
+    return con.execute(
+        """with latest as (
+               select *, row_number() over (partition by source order by checked_at desc) as r
+               from source_status where run_date = ?)
+           select s.source, s.status, s.rows_loaded, s.rows_rejected, s.message,
+                  (select max(run_date) from source_status g
+                   where g.source = s.source and g.status = 'ok') as last_good
+           from latest s where r = 1 order by source""",
+        [run_date],
+    ).pl()
+
+
+def error_bands(con) -> pl.DataFrame:
+    return con.execute(
+        """select kind, confidence, error_p50, error_p90, points, basis from error_band
+           order by kind, confidence"""
+    ).pl()
+
+
+def backtest_by_gpu(con) -> pl.DataFrame:
+    return con.execute(
+        """select kind, gpu_id, count(*) as points,
+                  quantile_cont(loao_ape, 0.5) as median_ape, quantile_cont(loao_ape, 0.9) as p90_ape
+           from backtest where loao_factor is not null group by all order by kind, gpu_id"""
+    ).pl()
+
+
+def price_sources(con) -> pl.DataFrame:
+    return con.execute(
+        """select source, source_ref, count(*) as quotes, max(observed_at) as observed_at
+           from price_quote group by all order by source, source_ref"""
+    ).pl()
+
+
+def assumptions(con) -> pl.DataFrame:
+    return con.execute("select name, value, unit, source from assumption order by name").pl()

@@ -1,0 +1,194 @@
+"""Render the dated comparison report from the warehouse."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import duckdb
+
+from reports import queries
+from reports.markdown import fmt_hours, fmt_number, fmt_pct, fmt_usd, table
+
+OPTION_COLUMNS = {
+    "platform_id": ("platform", None),
+    "n_gpus": ("GPUs", None),
+    "layout": ("layout", None),
+    "bottleneck": ("bottleneck", None),
+    "tokens_per_s": ("tokens/s", fmt_number),
+    "time_to_finish_h": ("time", fmt_hours),
+    "usd_total": ("cost", fmt_usd),
+    "usd_per_mtok": ("$/M tok", fmt_usd),
+    "provider": ("provider", None),
+    "instance_type": ("instance", None),
+    "pricing": ("pricing", None),
+    "confidence": ("confidence", None),
+    "error_p50": ("± (median)", fmt_pct),
+}
+
+
+def _headline(option: dict, what: str) -> str:
+    band = f"±{fmt_pct(option['error_p50'])} median error" if option.get("error_p50") is not None else ""
+    return (
+        f"- **{what}:** {option['n_gpus']}x {option['platform_id']} ({option['layout']}) from "
+        f"{option['provider']} {option['instance_type']} ({option['pricing']}): "
+        f"{fmt_hours(option['time_to_finish_h'])}, {fmt_usd(option['usd_total'])}, "
+        f"{fmt_number(option['tokens_per_s'])} tokens/s; bottleneck: {option['bottleneck']}; "
+        f"{option['confidence']} {band}"
+    )
+
+
+def workload_section(con, workload: dict) -> str:
+    wid = workload["workload_id"]
+    parts = [f"### {workload['name']} (`{wid}`, {workload['kind']})\n"]
+    fastest = queries.best_options(con, wid, "time_to_finish_h, usd_total", 1)
+    cheapest = queries.best_options(con, wid, "usd_total, time_to_finish_h", 1)
+    if fastest.height == 0:
+        parts.append("No priced option fits this workload tonight.\n")
+    else:
+        parts.append(_headline(fastest.to_dicts()[0], "Fastest"))
+        parts.append(_headline(cheapest.to_dicts()[0], "Cheapest"))
+        parts.append(
+            f"\nJob: {fmt_number(workload['total_tokens'])} {workload['token_unit'] or 'tokens'}. "
+            "Top options by cost (best per platform and pricing model):\n"
+        )
+        parts.append(table(queries.best_options(con, wid, "usd_total, time_to_finish_h", 8), OPTION_COLUMNS))
+    refused = queries.refusals(con, wid)
+    if refused.height:
+        parts.append("Refused (does not fit on any GPU count tried):\n")
+        parts.append(table(refused, {"platform_id": ("platform", None), "reason": ("why", None)}))
+    return "\n".join(parts) + "\n"
+
+
+def render(con: duckdb.DuckDBPyConnection, run_date: date) -> str:
+    summary = queries.run_summary(con, run_date)
+    out = [f"# gpucalc report — {run_date.isoformat()}\n"]
+    if summary:
+        out.append(
+            f"Run `{summary['run_id']}` ({summary['mode']}), status **{summary['status']}**: "
+            f"{summary['price_rows']} price quotes and {summary['benchmark_rows']} benchmark results loaded, "
+            f"{summary['rejected_rows']} rows rejected, {summary['estimate_rows']:,} priced estimates.\n"
+        )
+    out.append(
+        "Every estimate is a roofline model (compute, memory and communication time per stage; the "
+        "slowest is the bottleneck) calibrated on measured benchmarks. `confidence` says whether the "
+        "throughput was measured on that GPU, calibrated from other GPUs, or rests on default "
+        "efficiencies; `±` is the median absolute error of that confidence level in the backtest.\n"
+    )
+    out.append("## Options per workload\n")
+    for workload in queries.workloads(con).iter_rows(named=True):
+        out.append(workload_section(con, workload))
+    out.append("## How good the model is (leave-one-accelerator-out backtest)\n")
+    out.append(
+        table(
+            queries.error_bands(con),
+            {
+                "kind": ("workload kind", None),
+                "confidence": ("confidence", None),
+                "error_p50": ("median abs. error", fmt_pct),
+                "error_p90": ("90th pct", fmt_pct),
+                "points": ("points", None),
+                "basis": ("basis", None),
+            },
+        )
+    )
+    out.append("\nPer accelerator held out:\n")
+    out.append(
+        table(
+            queries.backtest_by_gpu(con),
+            {
+                "kind": ("kind", None),
+                "gpu_id": ("held-out GPU", None),
+                "points": ("points", None),
+                "median_ape": ("median abs. error", fmt_pct),
+                "p90_ape": ("90th pct", fmt_pct),
+            },
+        )
+    )
+    out.append("\n## Freshness of the inputs\n")
+    out.append(
+        table(
+            queries.freshness(con),
+            {
+                "data": ("table", None),
+                "source": ("source", None),
+                "rows": ("rows", None),
+                "oldest": ("oldest", None),
+                "newest": ("newest", None),
+                "providers": ("providers", None),
+            },
+        )
+    )
+    status = queries.source_status(con, run_date)
+    if status.height:
+        out.append("\nLive sources tonight (a failed source keeps its last good data and is marked stale):\n")
+        out.append(
+            table(
+                status,
+                {
+                    "source": ("source", None),
+                    "status": ("status", None),
+                    "rows_loaded": ("rows", None),
+                    "rows_rejected": ("rejected", None),
+                    "last_good": ("last good", None),
+                    "message": ("message", None),
+                },
+            )
+        )
+    out.append("\n## Rejected rows\n")
+    out.append(
+        table(
+            queries.rejected(con, run_date),
+            {
+                "source": ("source", None),
+                "target_table": ("table", None),
+                "rule": ("rule", None),
+                "rows": ("rows", None),
+                "example": ("example", None),
+            },
+        )
+    )
+    out.append('\nEvery rejected row, with the row as received: `gpucalc sql "select * from rejected_row"`.\n')
+    out.append("\n## Where every input came from\n")
+    out.append(
+        table(
+            queries.price_sources(con),
+            {
+                "source": ("source", None),
+                "source_ref": ("reference", None),
+                "quotes": ("quotes", None),
+                "observed_at": ("observed", None),
+            },
+        )
+    )
+    out.append(
+        "\nAccelerator specs, platforms, model architectures and workloads: the bundled catalog "
+        '(`sources/data/*.csv`, each row with its `source`; `gpucalc sql "select gpu_id, source from gpu"`). '
+        "Benchmark results: `select source, source_ref from benchmark_result`.\n"
+    )
+    out.append("\n### Assumptions\n")
+    out.append(
+        table(
+            queries.assumptions(con),
+            {
+                "name": ("name", None),
+                "value": ("value", fmt_number),
+                "unit": ("unit", None),
+                "source": ("source", None),
+            },
+        )
+    )
+    return "\n".join(out)
+
+
+def write_report(warehouse: str, reports_dir: Path, run_date: date) -> tuple[str, str]:
+    con = duckdb.connect(warehouse, read_only=True)
+    try:
+        markdown = render(con, run_date)
+    finally:
+        con.close()
+    folder = reports_dir / run_date.isoformat()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "index.md"
+    path.write_text(markdown)
+    return str(path), markdown

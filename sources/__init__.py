@@ -1,0 +1,1 @@
+"""Extract and normalise: one module per provider or benchmark suite (no Prefect, no DuckDB)."""

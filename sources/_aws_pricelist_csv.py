@@ -1,0 +1,109 @@
+"""The AWS offer-file CSV: 5 metadata lines, a header, then one row per SKU x term x rate.
+
+`filter_lines` streams a regional file (hundreds of MB) line by line and keeps only the
+preamble, the header and GPU rental rows, so memory stays bounded by what is kept.
+`read_offer` reads such a (filtered or whole) file for `parse`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from sources._aws_pricelist_types import GPU_LINE, SOURCE, keep
+from sources.base import Reject, SourceError
+
+PREAMBLE = 5  # FormatVersion, Disclaimer, Publication Date, Version, OfferCode
+REQUIRED = (
+    "TermType", "Unit", "PricePerUnit", "Currency", "LeaseContractLength", "PurchaseOption",
+    "OfferingClass", "Instance Type", "Tenancy", "Operating System", "Pre Installed S/W",
+    "CapacityStatus", "Region Code",
+)
+
+
+@dataclass
+class Offer:
+    meta: dict[str, str]
+    header: list[str]
+    rows: list[tuple[int, dict[str, str]]] = field(default_factory=list)  # 1-based after header
+    rejects: list[Reject] = field(default_factory=list)
+
+
+def check_preamble(name: str, first: list[str]) -> None:
+    if first[:1] != ["FormatVersion"]:
+        raise SourceError(
+            SOURCE, f"{name}: no offer-file preamble (expected 5 metadata lines starting "
+            f"'FormatVersion' before the header; first line is {first[:3]})"
+        )
+
+
+def check_header(name: str, header: list[str]) -> None:
+    missing = [column for column in REQUIRED if column not in header]
+    if missing:
+        raise SourceError(SOURCE, f"{name}: header lacks required column(s) {', '.join(missing)}")
+
+
+def _one(line: bytes) -> list[str]:
+    return next(csv.reader([line.decode("utf-8").rstrip("\r\n")]), [])
+
+
+def filter_lines(name: str, chunks: Iterable[bytes], max_bytes: int) -> bytes:
+    """Preamble + header + GPU rows of a streamed offer file; SourceError if it is not one."""
+    lines = _split(name, chunks)
+    head = [line for _, line in zip(range(PREAMBLE + 1), lines, strict=False)]
+    if len(head) < PREAMBLE + 1:
+        raise SourceError(SOURCE, f"{name}: ended after {len(head)} line(s), before the header")
+    check_preamble(name, _one(head[0]))
+    header = _one(head[PREAMBLE])
+    check_header(name, header)
+    out = io.BytesIO()
+    out.writelines(head)
+    for line in lines:
+        if not GPU_LINE.search(line):
+            continue  # cheap pre-filter: most of the file is other families
+        values = _one(line)
+        # A row that does not split cleanly is kept so `parse` can reject it by number.
+        if len(values) != len(header) or keep(dict(zip(header, values, strict=True))):
+            out.write(line)
+            if out.tell() > max_bytes:
+                raise SourceError(SOURCE, f"{name}: GPU rows alone exceed {max_bytes} bytes")
+    return out.getvalue()
+
+
+def _split(name: str, chunks: Iterable[bytes]) -> Iterator[bytes]:
+    pending = b""
+    for chunk in chunks:
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        for line in complete:
+            yield line + b"\n"
+    if pending:
+        raise SourceError(SOURCE, f"{name}: stream ended mid-line (truncated)")
+
+
+def read_offer(name: str, body: bytes) -> Offer:
+    if not body.strip():
+        raise SourceError(SOURCE, f"{name}: empty body")
+    # A cut can fall inside a price ("55.04" -> "55.0"), so a body not ending its last line
+    # is refused whole rather than trusted row by row.
+    if not body.endswith(b"\n"):
+        raise SourceError(SOURCE, f"{name}: truncated (last line has no newline)")
+    try:
+        lines = list(csv.reader(io.StringIO(body.decode("utf-8-sig"), newline="")))
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise SourceError(SOURCE, f"{name}: not a readable CSV ({exc})") from exc
+    check_preamble(name, lines[0])
+    if len(lines) <= PREAMBLE:
+        raise SourceError(SOURCE, f"{name}: preamble but no header")
+    offer = Offer({r[0]: r[1] for r in lines[:PREAMBLE] if len(r) >= 2}, lines[PREAMBLE])
+    check_header(name, offer.header)
+    width = len(offer.header)
+    for row_no, values in enumerate(lines[PREAMBLE + 1:], start=1):
+        if len(values) != width:
+            detail = f"row {row_no}: {len(values)} fields, header has {width}"
+            offer.rejects.append(Reject(SOURCE, row_no, "malformed_row", detail, {"values": values}))
+            continue
+        offer.rows.append((row_no, dict(zip(offer.header, values, strict=True))))
+    return offer

@@ -1,0 +1,46 @@
+"""The bundled offline observations: a dated price snapshot and benchmark results.
+
+The nightly run loads these when it has no network, so every estimate still has prices and
+calibration points. Both CSVs live in `sources/data/` and are composed by hand from public
+catalogs and MLPerf results; `sources/data/OBSERVATIONS.md` says where every row came from.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from importlib import resources
+
+import polars as pl
+
+from sources.base import Parsed
+from sources.contracts import BENCHMARK_RESULT, PRICE_QUOTE, conform
+
+PRICE_FILE = "price_snapshot.csv"
+BENCHMARK_FILE = "benchmark_results.csv"
+
+# The day the catalogs behind price_snapshot.csv were read; every quote carries it.
+SNAPSHOT_DATE = date(2026, 11, 1)
+
+
+def _read(filename: str, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """Read one bundled CSV with the contract's types and number its data rows from 1."""
+    # Read every cell as text and let `conform` cast it: one place decides the types, and a
+    # malformed cell becomes a null that validation reports instead of a parse failure here.
+    path = resources.files("sources") / "data" / filename
+    with resources.as_file(path) as local:
+        frame = pl.read_csv(local, infer_schema_length=0)
+    frame = frame.with_columns(pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("source_row"))
+    # Dates must be YYYY-MM-DD: parse with that format so any other layout is null, not a guess.
+    dates = [name for name, dtype in schema.items() if dtype == pl.Date]
+    frame = frame.with_columns([pl.col(name).str.to_date("%Y-%m-%d", strict=False) for name in dates])
+    return conform(frame, schema)
+
+
+def load_price_snapshot() -> Parsed:
+    """The bundled price snapshot as PRICE_QUOTE rows."""
+    return Parsed(rows=_read(PRICE_FILE, PRICE_QUOTE), rejects=[])
+
+
+def load_benchmark_results() -> Parsed:
+    """The bundled MLPerf and user-run results as BENCHMARK_RESULT rows."""
+    return Parsed(rows=_read(BENCHMARK_FILE, BENCHMARK_RESULT), rejects=[])

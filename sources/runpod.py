@@ -1,0 +1,159 @@
+"""RunPod GPU pods: list prices from the GraphQL `gpuTypes` query (needs RUNPOD_API_KEY).
+
+Traps handled (price_sources.md §1.5):
+* every price in `gpuTypes` is PER GPU-hour; rows are per instance, so price x count.
+* Secure Cloud and Community Cloud are different products with different prices: two
+  instance types, "<n>x <gpu> SECURE" and "<n>x <gpu> COMMUNITY".
+* spot comes from secureSpotPrice / communitySpotPrice; 0 or null means "not offered".
+* a pod can hold 1..maxGpuCount GPUs; we emit the common shapes 1, 2, 4, 8 up to the max
+  (plus the max itself), which is what a user would compare against other clouds.
+* prices are list prices valid everywhere ("global"); `stockStatus` (availability) is a
+  different question and is not queried.
+
+gpu_name is RunPod's gpu type id (e.g. "NVIDIA H100 80GB HBM3"), the most specific
+spelling the API gives; the instance type drops the vendor prefix for readability.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import date
+
+import polars as pl
+import requests
+
+from sources.base import MissingKey, Parsed, Payload, Reject, SourceError, SourceSpec
+from sources.contracts import PRICE_QUOTE, conform
+from sources.http import get_bytes
+
+NAME = "runpod"
+PROVIDER = "runpod"
+URL = "https://api.runpod.io/graphql"
+KEY_ENV = "RUNPOD_API_KEY"
+SHAPES = (1, 2, 4, 8)
+QUERY = """query GpuTypes {
+  gpuTypes {
+    id displayName manufacturer memoryInGb maxGpuCount secureCloud communityCloud
+    securePrice communityPrice secureSpotPrice communitySpotPrice
+  }
+}"""
+# Field -> (cloud label, pricing). Both on-demand fields must exist or the schema changed.
+PRICES = (
+    ("securePrice", "SECURE", "on_demand"),
+    ("communityPrice", "COMMUNITY", "on_demand"),
+    ("secureSpotPrice", "SECURE", "spot"),
+    ("communitySpotPrice", "COMMUNITY", "spot"),
+)
+REQUIRED = ("id", "maxGpuCount", "securePrice", "communityPrice")
+
+
+def fetch(session: requests.Session, observed_at: date) -> list[Payload]:
+    key = os.environ.get(KEY_ENV)
+    if not key:
+        raise MissingKey(NAME, f"set {KEY_ENV} to enable")
+    # Bearer header rather than ?api_key= so the key never lands in a URL or source_ref.
+    body = get_bytes(
+        session,
+        NAME,
+        URL,
+        method="POST",
+        json={"query": QUERY},
+        headers={"Authorization": f"Bearer {key}"},
+    )
+    return [Payload(source=NAME, name="gpu_types.json", body=body, url=URL, provider=PROVIDER)]
+
+
+def _gpu_types(payload: Payload) -> list:
+    try:
+        data = json.loads(payload.body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SourceError(NAME, f"{payload.url}: body is not JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise SourceError(NAME, f"{payload.url}: response is not a JSON object")
+    if data.get("errors") and not (data.get("data") or {}).get("gpuTypes"):
+        messages = "; ".join(str(e.get("message", e)) for e in data["errors"] if isinstance(e, dict))
+        raise SourceError(NAME, f"{payload.url}: GraphQL error: {messages or data['errors']}")
+    types = (data.get("data") or {}).get("gpuTypes")
+    if not isinstance(types, list):
+        raise SourceError(NAME, f"{payload.url}: no data.gpuTypes list in response")
+    if not types:
+        raise SourceError(NAME, f"{payload.url}: empty gpuTypes list")
+    for key in REQUIRED:
+        if not any(isinstance(t, dict) and key in t for t in types):
+            raise SourceError(NAME, f"{payload.url}: field '{key}' missing from every gpu type")
+    return types
+
+
+def _price(value) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return None
+    return float(value)
+
+
+def shapes(max_count: int) -> list[int]:
+    return sorted({n for n in SHAPES if n <= max_count} | {max_count})
+
+
+def _offers(i: int, gpu) -> tuple[list[tuple[str, str, float]], tuple[str, str] | None]:
+    """(cloud, pricing, USD per GPU-hour) for each price the type is sold at, or a problem."""
+    if not isinstance(gpu, dict) or not isinstance(gpu.get("id"), str) or not gpu["id"].strip():
+        return [], ("runpod_missing_id", f"gpu type {i} has no id")
+    max_count = gpu.get("maxGpuCount")
+    if isinstance(max_count, bool) or not isinstance(max_count, int) or max_count < 1:
+        return [], ("runpod_bad_max_gpu_count", f"gpu type {i} ({gpu['id']}) has maxGpuCount={max_count!r}")
+    # secureCloud/communityCloud false means the type is not sold there, whatever the price.
+    sold = {
+        "SECURE": gpu.get("secureCloud") is not False,
+        "COMMUNITY": gpu.get("communityCloud") is not False,
+    }
+    offers = [(cloud, pricing, _price(gpu.get(field))) for field, cloud, pricing in PRICES]
+    offers = [o for o in offers if o[2] is not None and sold[o[0]]]
+    if not offers:
+        # Listed but unpriced types (retired or not yet launched) are normal; note them.
+        return [], ("runpod_no_price", f"gpu type {i} ({gpu['id']}) has no positive price")
+    return offers, None
+
+
+def parse(payload: Payload, observed_at: date) -> Parsed:
+    rows: list[dict] = []
+    rejects: list[Reject] = []
+    for i, gpu in enumerate(_gpu_types(payload), start=1):
+        offers, problem = _offers(i, gpu)
+        if problem:
+            rejects.append(Reject(NAME, i, *problem, gpu if isinstance(gpu, dict) else {}))
+            continue
+        label = gpu["id"].removeprefix("NVIDIA ").strip()
+        for cloud, pricing, per_gpu in offers:
+            for n in shapes(gpu["maxGpuCount"]):
+                rows.append(
+                    {
+                        "provider": PROVIDER,
+                        "region": "global",
+                        "zone": None,
+                        "instance_type": f"{n}x {label} {cloud}",
+                        "gpu_name": gpu["id"],
+                        "gpus_per_instance": float(n),
+                        "usd_per_instance_hour": per_gpu * n,
+                        "pricing": pricing,
+                        "currency": "USD",
+                        "observed_at": observed_at,
+                        "source": NAME,
+                        "source_ref": payload.url,
+                        "source_row": i,
+                    }
+                )
+    frame = pl.DataFrame(rows, infer_schema_length=None)
+    return Parsed(conform(frame, PRICE_QUOTE), rejects)
+
+
+SPEC = SourceSpec(
+    name=NAME,
+    kind="prices",
+    description="RunPod pod list prices (GraphQL gpuTypes): secure/community on-demand and "
+    "spot, per-GPU prices x 1/2/4/8 GPUs",
+    key_env=KEY_ENV,
+    fetch=fetch,
+    parse=parse,
+    default_provider=PROVIDER,
+)

@@ -1,0 +1,69 @@
+"""The physics macros against hand-worked numbers (see docs/model.md for the formulas)."""
+
+import pytest
+
+
+def scalar(con, sql):
+    return con.execute(f"select {sql}").fetchone()[0]
+
+
+def test_training_flops_per_token_dense_and_lora(con):
+    # 6 * 70e9 + 6 * 80 layers * 64 heads * 128 dims * 4096 tokens = 4.2e11 + 1.6106e10
+    assert scalar(con, "train_flops_per_token(70, 80, 64, 128, 4096, 'pretrain')") == pytest.approx(4.3610612736e11)
+    # LoRA skips the frozen weights' gradients: 4N instead of 6N
+    assert scalar(con, "train_flops_per_token(70, 80, 64, 128, 4096, 'finetune_lora')") == pytest.approx(
+        2.9610612736e11
+    )
+
+
+def test_prefill_and_decode_flops(con):
+    # 2 * 8e9 * 1000 + 2 * 32 * 32 * 128 * 1000^2 = 1.6e13 + 2.62144e11
+    assert scalar(con, "prefill_flops(8, 32, 32, 128, 1000)") == pytest.approx(1.6262144e13)
+    # 2 * 8e9 * 64 + 4 * 32 * 32 * 128 * 2000 * 64
+    assert scalar(con, "decode_flops(8, 32, 32, 128, 64, 2000)") == pytest.approx(1.024e12 + 6.7108864e10)
+
+
+def test_dtype_fallback(con):
+    # A100 has no FP8: an FP8 workload runs in BF16 at the BF16 peak
+    assert scalar(con, "effective_dtype('fp8', null, null)") == "bf16"
+    assert scalar(con, "peak_tflops('fp8', null, null, 312)") == 312
+    # Hopper has FP8 but no FP4: FP4 falls back to FP8
+    assert scalar(con, "effective_dtype('fp4', null, 1979)") == "fp8"
+    assert scalar(con, "peak_tflops('fp4', null, 1979, 989)") == 1979
+    assert scalar(con, "dtype_bytes('fp4')") == 0.5
+
+
+def test_collectives_and_bubble(con):
+    # ring all-reduce of 1 GB over 8 ranks at 100 GB/s: 2 * 7/8 * 0.01 s, plus 14 hops of 10 us
+    assert scalar(con, "allreduce_s(1e9, 8, 100, 0)") == pytest.approx(0.0175)
+    assert scalar(con, "allreduce_s(1e9, 8, 100, 1e-5)") == pytest.approx(0.0175 + 14e-5)
+    assert scalar(con, "allreduce_s(1e9, 1, 100, 1e-5)") == 0
+    assert scalar(con, "pipeline_bubble(4, 12)") == pytest.approx(3 / 15)
+
+
+def test_moe_decode_reads_only_touched_experts(con):
+    # Mixtral: 46.7B total, 12.9B active, 8 experts, top-2. One sequence reads the active set.
+    assert scalar(con, "decode_weight_bytes(46.7, 12.9, 8, 2, 1, 1.0)") == pytest.approx(12.9e9)
+    # two sequences touch 1 - 0.75^2 = 43.75% of the experts
+    expert = (46.7 - 12.9) / 6
+    shared = 12.9 - 2 * expert
+    expected = (shared + 8 * expert * 0.4375) * 1e9
+    assert scalar(con, "decode_weight_bytes(46.7, 12.9, 8, 2, 2, 1.0)") == pytest.approx(expected)
+    # dense models read everything
+    assert scalar(con, "decode_weight_bytes(70, 70, 0, 0, 64, 2.0)") == pytest.approx(140e9)
+
+
+def test_ownership_cost_per_hour(con):
+    # 400k USD over 5 years + 14.3 kW x 1.25 PUE x 0.083 USD/kWh + 184.06 USD/kW-month colo, at 80%
+    capex = 400_000 / (5 * 8760)
+    power = 14.3 * 1.25 * 0.083
+    colo = 184.06 * 14.3 * 12 / 8760
+    assert scalar(con, "owned_usd_per_hour(400000, 5, 14.3, 1.25, 0.083, 184.06, 0.8)") == pytest.approx(
+        (capex + power + colo) / 0.8
+    )
+    assert (capex + power + colo) / 0.8 == pytest.approx(17.777, abs=1e-3)
+
+
+def test_cost_per_million_tokens(con):
+    # 10 USD/hour at 1000 tokens/s = 3.6M tokens/hour -> 2.78 USD per million
+    assert scalar(con, "usd_per_mtok(10, 1000)") == pytest.approx(2.7777778)

@@ -1,0 +1,112 @@
+"""The SQL models on a toy catalog, against numbers worked out by hand in the comments."""
+
+from datetime import date
+
+import pytest
+
+from tests.warehouse.toy_catalog import toy_catalog
+from warehouse.load import RunContext
+from warehouse.rebuild import rebuild_estimates
+from warehouse.reference_load import load_reference
+
+RUN_DATE = date(2026, 11, 29)
+
+
+@pytest.fixture
+def built(con):
+    load_reference(con, toy_catalog(), RunContext.new("toy", RUN_DATE))
+    rebuild_estimates(con, "toy", RUN_DATE)
+    return con
+
+
+def row(con, sql, params=()):
+    result = con.execute(sql, list(params)).pl()
+    assert result.height == 1, result
+    return result.to_dicts()[0]
+
+
+def test_pretraining_step_on_one_gpu(built):
+    # FLOPs/token = 6 * 1e9 + 6 * 10 layers * 8 heads * 125 dims * 1000 tokens = 6.06e9
+    # step = 8 seqs x 1000 tokens = 8000 tokens -> 4.848e13 FLOP at 1000 TF x 0.5 = 0.09696 s
+    # memory = (3 passes x 8 micro-batches x 2 GB weights + 16 GB optimizer) / 2 TB/s = 0.032 s
+    r = row(
+        built,
+        "select * from topology_training where workload_id = 'toy-pretrain' "
+        "and platform_id = 'toy-1' and recompute = 'selective'",
+    )
+    assert r["t_compute_s"] == pytest.approx(0.09696)
+    assert r["t_memory_s"] == pytest.approx(0.032)
+    assert r["bottleneck"] == "compute"
+    assert r["tokens_per_s"] == pytest.approx(8000 / 0.09696)
+    # weights+grads 4 GB + optimizer 12 GB + activations 34 x 1000 x 1000 x 10 layers = 0.34 GB
+    assert r["mem_per_gpu_gb"] == pytest.approx(16.34)
+    assert r["fits"]
+
+
+def test_pretraining_estimate_time_and_cost(built):
+    est = row(built, "select * from topology_estimate where workload_id = 'toy-pretrain' and platform_id = 'toy-1'")
+    tokens_per_s = 8000 / 0.09696
+    assert est["confidence"] == "default"  # no benchmark to calibrate on
+    assert est["tokens_per_s"] == pytest.approx(tokens_per_s)
+    assert est["time_to_finish_h"] == pytest.approx(8e9 / tokens_per_s / 3600)
+    # owned: 10,000 USD / (5 x 8760 h) + 1 kW x 0.1 USD/kWh, at full utilisation and PUE 1
+    owned = row(
+        built,
+        "select * from estimate where workload_id = 'toy-pretrain' and pricing = 'owned' and platform_id = 'toy-1'",
+    )
+    usd_per_hour = 10000 / (5 * 8760) + 0.1
+    assert owned["usd_per_hour"] == pytest.approx(usd_per_hour)
+    assert owned["usd_total"] == pytest.approx(usd_per_hour * 8e9 / tokens_per_s / 3600)
+
+
+def test_latency_limited_serving_picks_the_largest_batch_that_meets_tpot(built):
+    # decode step at batch b: weights 20 GB + b x 1500 ctx x 160 kB KV -> (20e9 + 2.4e8 b) / 2e12 s
+    # prefill of 1000 tokens: (2e13 + 4e11) FLOP / 5e14 = 0.0408 s, spread over 1000 output tokens
+    # step(b) = 0.01 + 1.2e-4 b + 4.08e-5 b; TPOT 30 ms -> b <= 124.4 -> grid batch 96
+    r = row(built, "select * from topology_serving where workload_id = 'toy-server' and platform_id = 'toy-1'")
+    assert r["batch"] == 96
+    step = 0.01 + 1.608e-4 * 96
+    assert r["t_step_s"] == pytest.approx(step)
+    assert r["tokens_per_s"] == pytest.approx(96 / step)
+    assert r["bottleneck"] == "memory bandwidth (decode)"
+
+
+def test_offline_serving_is_limited_by_memory(built):
+    # no latency limit: the largest batch whose KV fits 73.6 GB: (73.6 - 20) / 0.24 = 223 -> grid 192
+    r = row(built, "select * from topology_serving where workload_id = 'toy-offline' and platform_id = 'toy-1'")
+    assert r["batch"] == 192
+    assert r["mem_per_gpu_gb"] == pytest.approx(20 + 192 * 0.24)
+    assert r["tokens_per_s"] == pytest.approx(192 / (0.01 + 1.608e-4 * 192))
+
+
+def test_role_pipeline_enumerates_every_split_and_keeps_the_slowest_stage(built):
+    # per GPU: producer 5e14 x 0.5 / 5e10 FLOP = ... 1000 TF x 0.5 / 50 GFLOP = 10,000 tok/s,
+    # consumer 1000 TF x 0.5 / 10 GFLOP = 50,000 units/s, PCIe 32 GB/s / 50 kB = 640,000 tok/s
+    splits = built.execute(
+        "select producers, consumers, tokens_per_s, bottleneck from topology_role "
+        "where workload_id = 'toy-pipeline' and platform_id = 'toy-ws-4' and n_gpus = 4 order by producers"
+    ).fetchall()
+    assert [(p, c) for p, c, _, _ in splits] == [(1, 3), (2, 2), (3, 1)]
+    rates = {(p, c): (t, b) for p, c, t, b in splits}
+    assert rates[(1, 3)][0] == pytest.approx(10_000)
+    assert rates[(3, 1)][0] == pytest.approx(30_000)
+    assert rates[(3, 1)][1] == "compute (target forward)"
+    best = row(
+        built,
+        "select * from topology_estimate where workload_id = 'toy-pipeline' "
+        "and platform_id = 'toy-ws-4' and n_gpus = 4",
+    )
+    assert (best["producers"], best["consumers"]) == (3, 1)
+
+
+def test_a_model_that_does_not_fit_is_refused_with_the_reason(built):
+    # 10B serving weights alone are 20 GB; shrink the GPU so nothing fits and check the refusal
+    built.execute("update gpu set memory_usable_gb = 10")
+    rebuild_estimates(built, "toy", RUN_DATE)
+    r = row(built, "select * from topology_estimate where workload_id = 'toy-offline' and platform_id = 'toy-1'")
+    assert not r["fits"]
+    assert r["refusal"].startswith("needs 20.2 GB per GPU")
+    priced = "select count(*) from estimate where workload_id = 'toy-offline' and platform_id = ?"
+    assert built.execute(priced, ["toy-1"]).fetchone()[0] == 0
+    # four of them hold it with tensor parallelism: 20 GB / 4 + KV
+    assert built.execute(priced, ["toy-ws-4"]).fetchone()[0] > 0

@@ -1,0 +1,1 @@
+"""DuckDB: schema, loads (stage -> validate -> merge), validation suites and models."""
