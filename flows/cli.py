@@ -1,35 +1,12 @@
-"""The gpucalc command line."""
+"""The gpucalc command line: `run` and `sql` here, the other commands in flows/cli_*.py."""
 
 from __future__ import annotations
 
-import os
-from datetime import date
 from typing import Annotated
 
 import typer
 
-# No phoning home: this runs on machines whose only network is the package registries.
-os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
-
-app = typer.Typer(
-    help="gpucalc: which GPUs, from whom, in what layout, for this job, and at what cost.",
-    no_args_is_help=True,
-    add_completion=False,
-)
-
-DataDir = Annotated[
-    str | None, typer.Option("--data-dir", help="Data directory (default $GPUCALC_DATA_DIR or ./data).")
-]
-
-
-def _parse_date(value: str | None) -> date | None:
-    if value is None:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError as exc:
-        raise typer.BadParameter(f"{value!r} is not a date in YYYY-MM-DD form") from exc
+from flows.cli_app import DataDir, app, parse_date, warehouse_location
 
 
 @app.command()
@@ -45,7 +22,7 @@ def run(
     from flows.nightly import nightly
 
     picked = [s.strip() for s in sources.split(",") if s.strip()] if sources else None
-    result = nightly(run_date=_parse_date(run_date), offline=offline, data_dir=data_dir, sources=picked)
+    result = nightly(run_date=parse_date(run_date), offline=offline, data_dir=data_dir, sources=picked)
     typer.echo(f"{result['status']}: report {result['report']}")
     if result["status"] == "failed":
         raise typer.Exit(1)
@@ -60,9 +37,9 @@ def sql(
     """Run a SQL query over a read-only connection and print the result as a table."""
     import duckdb
 
-    from warehouse import db, settings
+    from warehouse import db
 
-    location = settings.warehouse_path(settings.data_dir(data_dir))
+    location = warehouse_location(data_dir)
     try:
         con = db.connect(location, read_only=True)
     except FileNotFoundError as exc:
@@ -79,3 +56,7 @@ def sql(
         raise typer.Exit(2) from exc
     finally:
         con.close()
+
+
+# The other commands register themselves on `app` when their module is imported.
+from flows import cli_model, cli_sources  # noqa: E402,F401
