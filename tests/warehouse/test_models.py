@@ -60,7 +60,8 @@ def test_pretraining_estimate_time_and_cost(built):
 
 
 def test_latency_limited_serving_picks_the_largest_batch_that_meets_tpot(built):
-    # decode step at batch b: weights 20 GB + b x 1500 ctx x 160 kB KV -> (20e9 + 2.4e8 b) / 2e12 s
+    # decode step at batch b, op by op: weight GEMMs max(2e10 b / 5e14, 20 GB / 2 TB/s) = 10 ms
+    # for b < 250, plus attention reading b x 1500 ctx x 160 kB of KV: 1.2e-4 b s
     # prefill of 1000 tokens: (2e13 + 4e11) FLOP / 5e14 = 0.0408 s, spread over 1000 output tokens
     # step(b) = 0.01 + 1.2e-4 b + 4.08e-5 b; TPOT 30 ms -> b <= 124.4 -> grid batch 96
     r = row(built, "select * from topology_serving where workload_id = 'toy-server' and platform_id = 'toy-1'")
@@ -68,7 +69,8 @@ def test_latency_limited_serving_picks_the_largest_batch_that_meets_tpot(built):
     step = 0.01 + 1.608e-4 * 96
     assert r["t_step_s"] == pytest.approx(step)
     assert r["tokens_per_s"] == pytest.approx(96 / step)
-    assert r["bottleneck"] == "memory bandwidth (decode)"
+    # per op: weights 20 GB / 2 TB/s = 10 ms < KV 96 x 0.24 GB / 2 TB/s = 11.5 ms
+    assert r["bottleneck"] == "memory bandwidth (KV cache)"
 
 
 def test_offline_serving_is_limited_by_memory(built):

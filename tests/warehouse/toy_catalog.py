@@ -150,7 +150,7 @@ TOY = {
     ],
     "gpu_alias": [dict(alias="TOY", gpu_id="TOY"), dict(alias="Toy GPU 80GB", gpu_id="TOY")],
     "efficiency_default": [
-        dict(family="toy", gemm_eff_bf16=0.5, mem_eff=1.0, link_eff=1.0, source="hand-made"),
+        dict(family="toy", gemm_eff_bf16=0.5, serve_eff_bf16=0.5, mem_eff=1.0, link_eff=1.0, source="hand-made"),
     ],
     "stage_efficiency_default": [
         dict(stage=s, factor=1.0, source="hand-made")

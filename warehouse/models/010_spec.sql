@@ -16,6 +16,9 @@ select
     coalesce(e.gemm_eff_bf16, 0.70) as gemm_eff_bf16,
     coalesce(e.gemm_eff_fp8, e.gemm_eff_bf16, 0.70) as gemm_eff_fp8,
     coalesce(e.gemm_eff_fp4, e.gemm_eff_fp8, e.gemm_eff_bf16, 0.70) as gemm_eff_fp4,
+    coalesce(e.serve_eff_bf16, 0.60) as serve_eff_bf16,
+    coalesce(e.serve_eff_fp8, e.serve_eff_bf16, 0.60) as serve_eff_fp8,
+    coalesce(e.serve_eff_fp4, e.serve_eff_fp8, e.serve_eff_bf16, 0.60) as serve_eff_fp4,
     coalesce(e.mem_eff, 0.80) as mem_eff,
     coalesce(e.link_eff, 0.70) as link_eff,
     -- links per direction in GB/s (specs are bidirectional totals; NICs are Gbit/s one way)
@@ -49,20 +52,38 @@ from workload w
 join model m using (model_id)
 left join model c on c.model_id = w.consumer_model_id;
 
--- Per platform x workload: the dtype that actually runs and its peak and GEMM efficiency.
+-- The precisions each workload is modelled in: its own dtype (what estimates use), every
+-- precision a benchmark of it declares (so calibration compares like with like), and any
+-- precision asked for by `gpucalc predict` (model_request).
+create or replace table precision_option as
+select workload_id, dtype from workload
+union
+select b.workload_id, normalized_precision(b.precision, w.dtype)
+from benchmark_result b join workload w using (workload_id)
+union
+select r.workload_id, normalized_precision(r.precision, w.dtype)
+from model_request r join workload w using (workload_id);
+
+-- Per platform x workload x precision: the dtype that actually runs (a GPU without FP4/FP8
+-- falls back to a wider format), its dense peak and GEMM efficiency.
 create or replace table platform_workload as
 select
     p.platform_id,
-    w.workload_id,
-    effective_dtype(w.dtype, p.fp4_tflops, p.fp8_tflops) as run_dtype,
-    peak_tflops(effective_dtype(w.dtype, p.fp4_tflops, p.fp8_tflops), p.fp4_tflops, p.fp8_tflops, p.bf16_tflops)
+    o.workload_id,
+    o.dtype,
+    effective_dtype(o.dtype, p.fp4_tflops, p.fp8_tflops) as run_dtype,
+    peak_tflops(effective_dtype(o.dtype, p.fp4_tflops, p.fp8_tflops), p.fp4_tflops, p.fp8_tflops, p.bf16_tflops)
         as peak_tflops,
-    case effective_dtype(w.dtype, p.fp4_tflops, p.fp8_tflops)
-        when 'fp4' then p.gemm_eff_fp4 when 'fp8' then p.gemm_eff_fp8 else p.gemm_eff_bf16 end as gemm_eff
-from platform_spec p cross join workload_spec w;
+    case effective_dtype(o.dtype, p.fp4_tflops, p.fp8_tflops)
+        when 'fp4' then p.gemm_eff_fp4 when 'fp8' then p.gemm_eff_fp8 else p.gemm_eff_bf16 end as gemm_eff,
+    -- serving frameworks' kernels reach less of the peak than training stacks' large GEMMs
+    case effective_dtype(o.dtype, p.fp4_tflops, p.fp8_tflops)
+        when 'fp4' then p.serve_eff_fp4 when 'fp8' then p.serve_eff_fp8 else p.serve_eff_bf16 end as serve_eff
+from platform_spec p cross join precision_option o;
 
 -- GPU counts to enumerate: powers of two, whole nodes in powers of two, and every count a
--- benchmark result used on that platform's GPU (so calibration can compare like with like).
+-- benchmark result or a prediction request uses on that platform's GPU (so calibration and
+-- predictions compare like with like).
 create or replace table gpu_count_option as
 select distinct platform_id, n
 from (
@@ -75,4 +96,7 @@ from (
 where n <= cap
 union
 select p.platform_id, b.gpu_count
-from platform_spec p join benchmark_result b on b.gpu = p.gpu_id;
+from platform_spec p join benchmark_result b on b.gpu = p.gpu_id
+union
+select p.platform_id, r.gpu_count
+from platform_spec p join model_request r on r.gpu_id = p.gpu_id;

@@ -21,6 +21,7 @@ with layouts as (
 sized as (
     select
         l.*,
+        pw.dtype,
         w.kind, w.seq_len, w.global_batch_seqs, w.total_tokens, w.hidden, w.layers, w.attn_layers,
         w.params_total_b, w.params_active_b,
         p.gpu_id, p.gpus_per_node, p.scaleup_domain_gpus, p.memory_usable_gb, p.mem_bw_tbps, p.mem_eff,
@@ -84,7 +85,7 @@ stepped as (
     from timed
 )
 select
-    workload_id, platform_id, gpu_id, kind, n as n_gpus,
+    workload_id, platform_id, gpu_id, kind, dtype, n as n_gpus,
     cast(ceil(n / gpus_per_node) as integer) as nodes,
     tp, pp, dp, recompute,
     'tp' || tp || ' pp' || pp || ' dp' || dp || ' ' || recompute || ' recompute' as layout,

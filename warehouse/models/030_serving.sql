@@ -21,6 +21,7 @@ sized as (
     select
         g.*,
         g.tp * g.pp as replica_gpus,
+        pw.dtype,
         w.scenario, w.input_len, w.output_len, w.ttft_ms, w.tpot_ms, w.total_tokens,
         coalesce(w.spec_accept_len, 1.0) as accept_len,
         w.params_total_b, w.params_active_b, w.layers, w.attn_layers, w.hidden, w.q_heads, w.head_dim,
@@ -30,7 +31,7 @@ sized as (
         case when g.tp * g.pp <= p.gpus_per_node then p.scaleup_gbs * p.link_eff
              else p.network_gbs * p.link_eff end as pp_gbs,
         pw.run_dtype, pw.peak_tflops,
-        pw.gemm_eff * coalesce(s.factor, 0.7) as compute_eff,
+        pw.serve_eff * coalesce(s.factor, 1.0) as compute_eff,
         dtype_bytes(pw.run_dtype) as wbytes,
         -- KV cache in fp8 where the weights run in fp8/fp4 (TensorRT-LLM, vLLM), else bf16
         case when pw.run_dtype in ('fp8', 'fp4') then 1.0 else 2.0 end as kv_bytes,
@@ -47,13 +48,16 @@ timed as (
         (params_total_b * 1e9 * wbytes
          + b * mean_ctx * kv_bytes_per_token(attn_layers, kv_dim_per_layer, kv_bytes)
          + b * state_mb_per_seq * 1e6) / replica_gpus / 1e9 as mem_per_gpu_gb,
-        -- one decode step for the batch: weights touched + KV read, or the FLOPs, whichever is slower
-        decode_flops(params_active_b, attn_layers, q_heads, head_dim, b * accept_len, mean_ctx)
-            / (replica_gpus * peak_tflops * 1e12 * compute_eff) as t_decode_compute_s,
-        (decode_weight_bytes(params_total_b, params_active_b, experts, experts_active, b, wbytes)
-         + b * mean_ctx * kv_bytes_per_token(attn_layers, kv_dim_per_layer, kv_bytes)
-         + b * state_mb_per_seq * 1e6)
-            / (replica_gpus * mem_bw_tbps * 1e12 * mem_eff) as t_decode_memory_s,
+        -- one decode step, op by op (each op its own roofline, then summed, modeling.md §2):
+        -- the weight GEMMs read the weights the batch touches; attention reads every KV cache
+        2.0 * params_active_b * 1e9 * b * accept_len
+            / (replica_gpus * peak_tflops * 1e12 * compute_eff) as t_gemm_compute_s,
+        decode_weight_bytes(params_total_b, params_active_b, experts, experts_active, b, wbytes)
+            / (replica_gpus * mem_bw_tbps * 1e12 * mem_eff) as t_gemm_memory_s,
+        4.0 * attn_layers * q_heads * head_dim * mean_ctx * b * accept_len
+            / (replica_gpus * peak_tflops * 1e12 * compute_eff) as t_attn_compute_s,
+        (b * mean_ctx * kv_bytes_per_token(attn_layers, kv_dim_per_layer, kv_bytes) + b * state_mb_per_seq * 1e6)
+            / (replica_gpus * mem_bw_tbps * 1e12 * mem_eff) as t_attn_memory_s,
         2.0 * layers * allreduce_s(b * hidden * 2.0, tp, tp_gbs, assume('collective_latency_s'))
             + case when pp > 1 then (pp - 1) * (b * hidden * 2.0 / (pp_gbs * 1e9) + assume('network_latency_s'))
                    else 0 end as t_decode_comm_s,
@@ -66,10 +70,13 @@ timed as (
 stepped as (
     select
         *,
-        greatest(t_decode_compute_s, t_decode_memory_s) + t_decode_comm_s as t_decode_s,
+        t_gemm_compute_s + t_attn_compute_s as t_decode_compute_s,
+        t_gemm_memory_s + t_attn_memory_s as t_decode_memory_s,
+        greatest(t_gemm_compute_s, t_gemm_memory_s) + greatest(t_attn_compute_s, t_attn_memory_s)
+            + t_decode_comm_s as t_decode_s,
         -- with continuous batching each step also carries the prefill of arriving requests
-        greatest(t_decode_compute_s, t_decode_memory_s) + t_decode_comm_s
-            + b * t_prefill_s / (output_len / accept_len) as t_step_s
+        greatest(t_gemm_compute_s, t_gemm_memory_s) + greatest(t_attn_compute_s, t_attn_memory_s)
+            + t_decode_comm_s + b * t_prefill_s / (output_len / accept_len) as t_step_s
     from timed
 )
 select
@@ -83,9 +90,12 @@ select
     -- output tokens per second of one replica
     b * accept_len / t_step_s * (case when scenario = 'Offline' then 1.0 else assume('server_load_factor') end)
         as replica_tokens_per_s,
-    case greatest(t_decode_compute_s, t_decode_memory_s, t_decode_comm_s, b * t_prefill_s / (output_len / accept_len))
-        when t_decode_memory_s then 'memory bandwidth (decode)'
-        when t_decode_compute_s then 'compute (decode)'
+    case greatest(t_gemm_compute_s, t_gemm_memory_s, t_attn_compute_s, t_attn_memory_s, t_decode_comm_s,
+                  b * t_prefill_s / (output_len / accept_len))
+        when t_gemm_memory_s then 'memory bandwidth (weights)'
+        when t_attn_memory_s then 'memory bandwidth (KV cache)'
+        when t_gemm_compute_s then 'compute (decode)'
+        when t_attn_compute_s then 'compute (attention)'
         when t_decode_comm_s then (case when pp > 1 and replica_gpus > gpus_per_node then 'network communication'
                                         else 'scale-up communication' end)
         else 'compute (prefill)' end as bottleneck
@@ -96,7 +106,7 @@ create or replace table topology_serving as
 with ranked as (
     select
         *,
-        row_number() over (partition by workload_id, platform_id, tp, pp
+        row_number() over (partition by workload_id, platform_id, dtype, tp, pp
                            order by fits and meets_latency desc,
                                     case when fits and meets_latency then replica_tokens_per_s
                                          else -mem_per_gpu_gb end desc) as rank
@@ -104,7 +114,7 @@ with ranked as (
 ),
 best as (select * from ranked where rank = 1)
 select
-    workload_id, platform_id, gpu_id, 'serving' as kind,
+    workload_id, platform_id, gpu_id, 'serving' as kind, dtype,
     -- a deployment is one system full of replicas (or one replica spanning several systems)
     cast(greatest(replica_gpus, (gpus_per_node // replica_gpus) * replica_gpus) as integer) as n_gpus,
     cast(ceil(greatest(replica_gpus, (gpus_per_node // replica_gpus) * replica_gpus) / gpus_per_node)

@@ -16,9 +16,11 @@ with splits as (
 )
 select
     s.*,
+    pw.dtype,
     p.gpu_id, p.gpus_per_node, p.scaleup_kind, p.memory_usable_gb, p.node_power_kw,
     pw.run_dtype, pw.peak_tflops,
-    pw.gemm_eff * coalesce(fp.factor, 0.55) as producer_eff,
+    -- the producer is a serving engine (SGLang capture server); the consumer a training stack
+    pw.serve_eff * coalesce(fp.factor, 0.75) as producer_eff,
     pw.gemm_eff * coalesce(fc.factor, 0.50) as consumer_eff,
     -- hidden states reach a consumer over NVLink/IF, or via host memory over PCIe
     case when p.scaleup_kind = 'pcie-host' or p.scaleup_gbs = 0 then p.host_gbs * p.link_eff
@@ -53,7 +55,7 @@ with rates as (
     from role_split
 )
 select
-    workload_id, platform_id, gpu_id, 'role_pipeline' as kind,
+    workload_id, platform_id, gpu_id, 'role_pipeline' as kind, dtype,
     n as n_gpus, cast(ceil(n / gpus_per_node) as integer) as nodes,
     producers, consumers,
     producers || '+' || consumers || ' (' || producers || ' target, ' || consumers || ' drafter)' as layout,

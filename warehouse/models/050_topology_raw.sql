@@ -2,7 +2,7 @@
 -- per workload x platform x GPU count, the best layout that fits, or the refusal.
 
 create or replace table topology_candidate as
-select workload_id, platform_id, gpu_id, kind, n_gpus, nodes, layout, scaleup_group, run_dtype,
+select workload_id, platform_id, gpu_id, kind, dtype, n_gpus, nodes, layout, scaleup_group, run_dtype,
        tp, pp, dp, null::integer as batch, null::integer as producers, null::integer as consumers,
        t_compute_s, t_memory_s, t_comm_s, t_step_s, bottleneck, mem_per_gpu_gb, mem_capacity_gb, fits,
        case when not fits then 'needs ' || round(mem_per_gpu_gb, 1) || ' GB per GPU, has '
@@ -10,7 +10,7 @@ select workload_id, platform_id, gpu_id, kind, n_gpus, nodes, layout, scaleup_gr
        tokens_per_s, total_tokens, 'tokens' as token_unit, kw_per_gpu
 from topology_training
 union all by name
-select workload_id, platform_id, gpu_id, kind, n_gpus, nodes, layout, scaleup_group, run_dtype,
+select workload_id, platform_id, gpu_id, kind, dtype, n_gpus, nodes, layout, scaleup_group, run_dtype,
        tp, pp, dp, batch, null::integer as producers, null::integer as consumers,
        t_compute_s, t_memory_s, t_comm_s, t_step_s, bottleneck, mem_per_gpu_gb, mem_capacity_gb, fits,
        case when refusal is not null and refusal like 'does not fit%'
@@ -19,7 +19,7 @@ select workload_id, platform_id, gpu_id, kind, n_gpus, nodes, layout, scaleup_gr
        tokens_per_s, total_tokens, 'output tokens' as token_unit, kw_per_gpu
 from topology_serving
 union all by name
-select workload_id, platform_id, gpu_id, kind, n_gpus, nodes, layout, scaleup_group, run_dtype,
+select workload_id, platform_id, gpu_id, kind, dtype, n_gpus, nodes, layout, scaleup_group, run_dtype,
        null::integer as tp, null::integer as pp, null::integer as dp, null::integer as batch,
        producers, consumers,
        t_compute_s, null::double as t_memory_s, t_comm_s, null::double as t_step_s,
@@ -33,7 +33,7 @@ create or replace table topology_raw as
 select * exclude (rank)
 from (
     select *,
-           row_number() over (partition by workload_id, platform_id, n_gpus
+           row_number() over (partition by workload_id, platform_id, dtype, n_gpus
                               order by fits desc,
                                        case when fits then tokens_per_s else -mem_per_gpu_gb end desc,
                                        layout) as rank

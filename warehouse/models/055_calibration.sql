@@ -2,12 +2,18 @@
 -- For every benchmark result that names a workload we model, compare the measured per-GPU
 -- rate with the model's best layout at the same GPU count on that GPU, then pool the ratios
 -- (geometric mean) at levels from specific to general. Estimates use the most specific level
--- that has data; none at all means the documented defaults.
+-- that has data; none at all means the documented defaults. Only each workload x GPU's latest
+-- results calibrate: estimates describe today's software, and MLPerf shows the same GPU
+-- gaining ~30% between rounds (H100 Llama-2-70B: v4.1 ~3.0K, v5.1 ~3.9K tokens/s per GPU).
+
+create or replace macro scenario_kind(kind, scenario) as
+    kind || case when kind = 'serving' then ':' || coalesce(scenario, 'Offline') else '' end;
 
 create or replace table calibration_point as
 with observed as (
     select
-        b.*, w.kind, g.family,
+        b.*, w.kind, scenario_kind(w.kind, w.scenario) as scenario_kind, g.family,
+        normalized_precision(b.precision, w.dtype) as model_dtype,
         case when b.metric = 'tokens_per_s' then b.value
              when b.per_gpu_value is not null then b.per_gpu_value * b.gpu_count
              -- time to train -> tokens/s over the job's tokens
@@ -27,6 +33,7 @@ matched as (
     join platform p on p.gpu_id = o.gpu
     join topology_candidate c
       on c.workload_id = o.workload_id and c.platform_id = p.platform_id and c.fits
+     and c.dtype = o.model_dtype
      and (   (o.kind = 'serving' and c.n_gpus <= greatest(o.gpu_count, p.gpus_per_node)
               and c.scaleup_group <= o.gpu_count)
           or (o.kind = 'role_pipeline' and c.n_gpus = o.gpu_count
@@ -35,8 +42,9 @@ matched as (
     where o.measured_tokens_per_s > 0
 )
 select
-    workload_id, kind, gpu as gpu_id, family, platform_id, layout, gpu_count, role_split,
-    suite, round, submitter, system, source, source_ref, source_row,
+    workload_id, kind, scenario_kind, gpu as gpu_id, family, platform_id, layout, gpu_count, role_split,
+    suite, round, submitter, system, source, source_ref, source_row, measured_at,
+    measured_at = max(measured_at) over (partition by workload_id, gpu) as latest,
     measured_tokens_per_s / gpu_count as measured_per_gpu,
     model_tokens_per_s / model_gpus as model_per_gpu,
     (measured_tokens_per_s / gpu_count) / (model_tokens_per_s / model_gpus) as ratio
@@ -44,21 +52,23 @@ from matched
 where rank = 1;
 
 create or replace table calibration as
-with levels as (
+with latest as (select * from calibration_point where latest),
+levels as (
     select 1 as level, 'measured: same workload and GPU' as basis, workload_id, gpu_id,
-           null as family, null as kind, ratio from calibration_point
+           null as family, null as kind, ratio from latest
     union all
-    select 2, 'calibrated: same workload, same GPU family', workload_id, null, family, null, ratio
-    from calibration_point
+    select 2, 'calibrated: same workload, same GPU family', workload_id, null, family, null, ratio from latest
     union all
-    select 3, 'calibrated: same workload, other GPUs', workload_id, null, null, null, ratio
-    from calibration_point
+    select 3, 'calibrated: same workload, other GPUs', workload_id, null, null, null, ratio from latest
     union all
-    select 4, 'calibrated: same kind of workload, same GPU family', null, null, family, kind, ratio
-    from calibration_point
+    select 4, 'calibrated: same kind and scenario, same GPU family', null, null, family, scenario_kind, ratio
+    from latest
     union all
-    select 5, 'calibrated: same kind of workload, other GPUs', null, null, null, kind, ratio
-    from calibration_point
+    select 5, 'calibrated: same kind and scenario, other GPUs', null, null, null, scenario_kind, ratio from latest
+    union all
+    select 6, 'calibrated: same kind of workload, same GPU family', null, null, family, kind, ratio from latest
+    union all
+    select 7, 'calibrated: same kind of workload, other GPUs', null, null, null, kind, ratio from latest
 )
 select
     level, basis, workload_id, gpu_id, family, kind,
@@ -87,8 +97,10 @@ left join lateral (
     where (c.level = 1 and c.workload_id = t.workload_id and c.gpu_id = t.gpu_id)
        or (c.level = 2 and c.workload_id = t.workload_id and c.family = g.family)
        or (c.level = 3 and c.workload_id = t.workload_id)
-       or (c.level = 4 and c.kind = w.kind and c.family = g.family)
-       or (c.level = 5 and c.kind = w.kind)
+       or (c.level = 4 and c.kind = scenario_kind(w.kind, w.scenario) and c.family = g.family)
+       or (c.level = 5 and c.kind = scenario_kind(w.kind, w.scenario))
+       or (c.level = 6 and c.kind = w.kind and c.family = g.family)
+       or (c.level = 7 and c.kind = w.kind)
     order by c.level
     limit 1
 ) c on true;

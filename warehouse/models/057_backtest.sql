@@ -1,32 +1,39 @@
 -- Backtest: leave one accelerator out. Each calibration point is predicted with factors
 -- learnt only from OTHER accelerators (levels 2-5), as an estimate for a GPU with no
 -- benchmark of its own would be. Its errors are the error band every estimate carries.
+-- Like calibration, it uses each workload x GPU's latest results.
 
 create or replace table backtest as
-with held_out as (
+with latest as (select * from calibration_point where latest),
+held_out as (
     select
         p.*,
         (select c.factor
          from (
              select 2 as level, exp(avg(ln(q.ratio))) as factor, count(*) as n
-             from calibration_point q
-             where q.gpu_id <> p.gpu_id and q.workload_id = p.workload_id and q.family = p.family
+             from latest q where q.gpu_id <> p.gpu_id and q.workload_id = p.workload_id and q.family = p.family
              union all
              select 3, exp(avg(ln(q.ratio))), count(*)
-             from calibration_point q where q.gpu_id <> p.gpu_id and q.workload_id = p.workload_id
+             from latest q where q.gpu_id <> p.gpu_id and q.workload_id = p.workload_id
              union all
              select 4, exp(avg(ln(q.ratio))), count(*)
-             from calibration_point q where q.gpu_id <> p.gpu_id and q.kind = p.kind and q.family = p.family
+             from latest q where q.gpu_id <> p.gpu_id and q.scenario_kind = p.scenario_kind and q.family = p.family
              union all
              select 5, exp(avg(ln(q.ratio))), count(*)
-             from calibration_point q where q.gpu_id <> p.gpu_id and q.kind = p.kind
+             from latest q where q.gpu_id <> p.gpu_id and q.scenario_kind = p.scenario_kind
+             union all
+             select 6, exp(avg(ln(q.ratio))), count(*)
+             from latest q where q.gpu_id <> p.gpu_id and q.kind = p.kind and q.family = p.family
+             union all
+             select 7, exp(avg(ln(q.ratio))), count(*)
+             from latest q where q.gpu_id <> p.gpu_id and q.kind = p.kind
          ) c
          where c.n > 0
          order by c.level
          limit 1) as loao_factor,
-        (select exp(avg(ln(q.ratio))) from calibration_point q
+        (select exp(avg(ln(q.ratio))) from latest q
          where q.gpu_id = p.gpu_id and q.workload_id = p.workload_id) as own_factor
-    from calibration_point p
+    from latest p
 )
 select
     *,

@@ -5,7 +5,7 @@ create or replace table topology_estimate as
 select
     (select run_id from run_context) as run_id,
     (select run_date from run_context) as run_date,
-    t.workload_id, t.platform_id, t.gpu_id, t.kind, t.n_gpus, t.nodes, t.layout, t.scaleup_group,
+    t.workload_id, t.platform_id, t.gpu_id, t.kind, t.dtype, t.n_gpus, t.nodes, t.layout, t.scaleup_group,
     t.run_dtype, t.tp, t.pp, t.dp, t.batch, t.producers, t.consumers,
     t.t_compute_s, t.t_memory_s, t.t_comm_s, t.t_step_s,
     t.bottleneck, t.mem_per_gpu_gb, t.mem_capacity_gb, t.fits, t.refusal,
@@ -29,5 +29,7 @@ select
     b.error_p90,
     t.total_tokens
 from topology_raw t
-join calibration_choice c using (workload_id, platform_id, gpu_id)
+join workload w on w.workload_id = t.workload_id and w.dtype = t.dtype  -- estimates: the workload's own dtype
+join calibration_choice c
+  on c.workload_id = t.workload_id and c.platform_id = t.platform_id and c.gpu_id = t.gpu_id
 left join error_band b on b.confidence = c.confidence and b.kind = t.kind;

@@ -90,6 +90,15 @@ create table if not exists workload (
     source varchar
 );
 
+-- Configurations `gpucalc predict` asks the models for, besides what they enumerate anyway
+-- (empty in the nightly warehouse; filled in the scratch copy a prediction runs in).
+create table if not exists model_request (
+    workload_id varchar,
+    gpu_id varchar,
+    gpu_count integer,
+    precision varchar
+);
+
 create table if not exists gpu_alias (
     alias varchar,             -- a spelling some source uses; matched on lower(trim(alias))
     gpu_id varchar,
@@ -105,6 +114,9 @@ create table if not exists efficiency_default (
     link_eff double,           -- NCCL bus bandwidth / link peak
     source varchar
 );
+alter table efficiency_default add column if not exists serve_eff_bf16 double;  -- GEMMs in serving frameworks
+alter table efficiency_default add column if not exists serve_eff_fp8 double;
+alter table efficiency_default add column if not exists serve_eff_fp4 double;
 
 create table if not exists stage_efficiency_default (
     stage varchar,             -- pretrain | finetune_lora | prefill | decode | producer | consumer

@@ -15,6 +15,17 @@ create or replace macro effective_dtype(dtype, fp4_tflops, fp8_tflops) as
         else 'bf16'
     end;
 
+-- The precision a declared one stands for. MLPerf closed-division LLM submissions quantise:
+-- a declared 16-bit format on a quantised submission means the workload's own dtype
+-- (NVIDIA's v4.1 calibration notes: FP8 on Hopper, FP4 where supported), so only FP4 and
+-- FP8 declarations change what is modelled.
+create or replace macro normalized_precision(declared, workload_dtype) as
+    case
+        when lower(declared) in ('fp4', 'nvfp4', 'mxfp4', 'int4', 'fp4_e2m1') then 'fp4'
+        when lower(declared) in ('fp8', 'fp8_e4m3', 'fp8_e5m2', 'int8', 'mxfp8') then 'fp8'
+        else workload_dtype
+    end;
+
 -- Dense peak TFLOP/s for a dtype, with the same fallback.
 create or replace macro peak_tflops(dtype, fp4_tflops, fp8_tflops, bf16_tflops) as
     case

@@ -1,0 +1,127 @@
+"""Predict benchmark results: `gpucalc predict --cases IN.csv --out OUT.csv`.
+
+Cases come in the columns of an MLPerf results table (benchmark, scenario, task, gpu_type,
+accelerator_name, gpu_count, nodes, precision_declared, ...). Each is resolved to a gpucalc
+workload, a canonical GPU and a platform, the models run once for all of them in a scratch
+copy of the warehouse, and every input row comes back with its prediction or the reason it
+has none. No row can crash the run.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import duckdb
+import polars as pl
+
+from sources.mlperf import workload_id as mlperf_workload
+from warehouse.rebuild import rebuild_estimates
+from warehouse.scratch import sql_file
+
+OUTPUT_COLUMNS = (
+    "predicted_tokens_per_s", "predicted_per_gpu", "bottleneck", "confidence", "reason",
+    "predicted_platform", "predicted_layout", "predicted_dtype", "predicted_time_to_train_min",
+)
+# Hosts for a GPU that has no platform in the catalog: one node of the case's GPUs, NICs at
+# the common 400 Gbit/s per GPU, the GPU's own scale-up link (or PCIe through the host).
+DEFAULT_NETWORK_GBPS = 400.0
+
+
+def _text(row: dict, name: str) -> str | None:
+    value = row.get(name)
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def _int(row: dict, name: str, default: int | None = None) -> int | None:
+    try:
+        return int(float(row[name])) if _text(row, name) is not None else default
+    except (TypeError, ValueError):
+        return None
+
+
+def resolve_cases(cases: pl.DataFrame, aliases: dict[str, str], workloads: set[str]) -> pl.DataFrame:
+    """One row per input row: case_index, workload_id, gpu_id, gpu_count, nodes, precision, reason."""
+    resolved = []
+    for index, row in enumerate(cases.iter_rows(named=True)):
+        names = [_text(row, c) for c in ("gpu_type", "accelerator_name", "gpu", "gpu_name")]
+        gpu = next((aliases[n.lower()] for n in names if n and n.lower() in aliases), None)
+        training = (_text(row, "task") or "").lower() == "training" or "train" in (_text(row, "scenario") or "")
+        scenario = "training" if training else (_text(row, "scenario") or "")
+        workload = mlperf_workload(_text(row, "benchmark") or "", scenario) if _text(row, "benchmark") else None
+        workload = workload or _text(row, "workload_id")
+        gpu_count = _int(row, "gpu_count")
+        reason = None
+        if gpu is None:
+            reason = f"unknown GPU name {next((n for n in names if n), '(none)')!r}"
+        elif workload is None or workload not in workloads:
+            reason = f"no gpucalc workload for benchmark {_text(row, 'benchmark')!r} scenario {scenario!r}"
+        elif gpu_count is None or gpu_count < 1:
+            reason = f"gpu_count {row.get('gpu_count')!r} is not a positive number"
+        resolved.append(
+            dict(case_index=index, workload_id=workload, gpu_id=gpu, gpu_count=gpu_count,
+                 nodes=_int(row, "nodes", 1) or 1, precision=_text(row, "precision_declared")
+                 or _text(row, "precision"), reason=reason)
+        )
+    schema = {"case_index": pl.Int64, "workload_id": pl.String, "gpu_id": pl.String, "gpu_count": pl.Int64,
+              "nodes": pl.Int64, "precision": pl.String, "reason": pl.String}
+    return pl.DataFrame(resolved, schema=schema)
+
+
+def _add_missing_platforms(con: duckdb.DuckDBPyConnection, cases: pl.DataFrame) -> None:
+    """A GPU with no platform gets a plain one-node host so it can still be modelled."""
+    con.register("wanted", cases.filter(pl.col("reason").is_null()).to_arrow())
+    con.execute(
+        """insert into platform by name
+           select 'host-' || g.gpu_id || '-' || w.per_node as platform_id,
+                  'generic host: ' || w.per_node || 'x ' || g.name as name,
+                  g.gpu_id, w.per_node as gpus_per_node,
+                  w.per_node as scaleup_domain_gpus,
+                  case when coalesce(g.scaleup_gbps_bidir, 0) > 0 then 'gpu-link' else 'pcie-host' end
+                      as scaleup_kind,
+                  case when coalesce(g.scaleup_gbps_bidir, 0) > 0 then g.scaleup_gbps_bidir
+                       else g.host_link_gbps_bidir end as scaleup_gbps_bidir,
+                  g.host_link_gbps_bidir, ? as network_gbps_per_gpu,
+                  g.tdp_w * w.per_node / 1000.0 * 1.4 as node_power_kw,
+                  max(w.nodes) over (partition by g.gpu_id) as max_nodes,
+                  'synthesised by gpucalc predict from the gpu row' as source
+           from (select gpu_id, max(gpu_count // greatest(nodes, 1)) as per_node, max(nodes) as nodes
+                 from wanted group by gpu_id) w
+           join gpu g using (gpu_id)
+           where not exists (select 1 from platform p where p.gpu_id = w.gpu_id)""",
+        [DEFAULT_NETWORK_GBPS],
+    )
+    con.unregister("wanted")
+
+
+def predict(con: duckdb.DuckDBPyConnection, cases: pl.DataFrame, run_date: date) -> pl.DataFrame:
+    """Return `cases` with the prediction columns added (same rows, same order)."""
+    aliases = dict(con.execute("select lower(trim(alias)), gpu_id from gpu_alias").fetchall())
+    workloads = {r[0] for r in con.execute("select workload_id from workload").fetchall()}
+    resolved = resolve_cases(cases, aliases, workloads)
+    usable = resolved.filter(pl.col("reason").is_null())
+    _add_missing_platforms(con, resolved)
+    con.register("requests", usable.to_arrow())
+    con.execute("insert into model_request select workload_id, gpu_id, gpu_count, precision from requests")
+    con.unregister("requests")
+    rebuild_estimates(con, "predict", run_date)
+    con.register("prediction_case", usable.to_arrow())
+    predicted = con.execute(sql_file("predict.sql")).pl()
+    con.unregister("prediction_case")
+    merged = resolved.select("case_index", pl.col("reason").alias("resolve_reason")).join(
+        predicted, on="case_index", how="left"
+    )
+    out = merged.select(
+        pl.col("predicted_tokens_per_s"),
+        pl.col("predicted_per_gpu"),
+        pl.col("bottleneck"),
+        pl.col("confidence"),
+        pl.coalesce("resolve_reason", "reason").alias("reason"),
+        pl.col("platform_id").alias("predicted_platform"),
+        pl.col("layout").alias("predicted_layout"),
+        pl.col("run_dtype").alias("predicted_dtype"),
+        pl.col("predicted_time_to_train_min"),
+    )
+    return pl.concat([cases.drop([c for c in OUTPUT_COLUMNS if c in cases.columns]), out], how="horizontal")
