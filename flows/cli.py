@@ -19,10 +19,19 @@ def run(
     ] = None,
 ) -> None:
     """Run the nightly flow once: ingest, validate, recompute estimates, publish the report."""
-    from flows.nightly import nightly
+    from sources.registry import UnknownSource, pick_live
 
     picked = [s.strip() for s in sources.split(",") if s.strip()] if sources else None
+    try:
+        picked = pick_live(picked) if picked else None  # before the Prefect server starts
+    except UnknownSource as exc:
+        raise typer.BadParameter(str(exc), param_hint="--sources") from exc
+    from flows.nightly import nightly
+
     result = nightly(run_date=parse_date(run_date), offline=offline, data_dir=data_dir, sources=picked)
+    for item in result.get("sources", []):
+        if item["status"] != "ok":  # one line per skipped (missing key) or failed source
+            typer.echo(f"{item['source']} {item['status']}: {item['message']}")
     typer.echo(f"{result['status']}: report {result['report']}")
     if result["status"] == "failed":
         raise typer.Exit(1)
@@ -59,4 +68,4 @@ def sql(
 
 
 # The other commands register themselves on `app` when their module is imported.
-from flows import cli_model, cli_sources  # noqa: E402,F401
+from flows import cli_calculus, cli_model, cli_sources  # noqa: E402,F401

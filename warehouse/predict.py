@@ -9,6 +9,7 @@ has none. No row can crash the run.
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import duckdb
@@ -19,8 +20,15 @@ from warehouse.rebuild import rebuild_estimates
 from warehouse.scratch import sql_file
 
 OUTPUT_COLUMNS = (
-    "predicted_tokens_per_s", "predicted_per_gpu", "bottleneck", "confidence", "reason",
-    "predicted_platform", "predicted_layout", "predicted_dtype", "predicted_time_to_train_min",
+    "predicted_tokens_per_s",
+    "predicted_per_gpu",
+    "bottleneck",
+    "confidence",
+    "reason",
+    "predicted_platform",
+    "predicted_layout",
+    "predicted_dtype",
+    "predicted_time_to_train_min",
 )
 # Hosts for a GPU that has no platform in the catalog: one node of the case's GPUs, NICs at
 # the common 400 Gbit/s per GPU, the GPU's own scale-up link (or PCIe through the host).
@@ -42,12 +50,33 @@ def _int(row: dict, name: str, default: int | None = None) -> int | None:
         return None
 
 
+_VENDOR_WORDS = re.compile(r"\b(nvidia|amd|intel|google|instinct|tesla|geforce)\b")
+_MEMORY = re.compile(r"[-_ ]?\d+\s?gb\b.*$")  # "-180GB", " 192GB HBM3", "-80GB-PCIe" tails
+
+
+def name_keys(name: str) -> list[str]:
+    """Spellings to look up for a GPU name as people write it, most specific first.
+
+    Still resolved only through the alias table: this strips the vendor words and memory
+    size that MLPerf system files add ("NVIDIA B200-SXM-180GB" -> "b200-sxm" -> "b200"), it
+    does not guess between models.
+    """
+    key = " ".join(name.lower().split())
+    keys = [key]
+    for step in (lambda k: _VENDOR_WORDS.sub("", k).strip(" -_"), lambda k: _MEMORY.sub("", k).strip(" -_")):
+        key = " ".join(step(key).split())
+        keys.append(key)
+    # a form-factor suffix names no other chip: "b200-sxm" is the B200 (but "h100-pcie" is not H100 SXM)
+    keys.append(re.sub(r"[- ](sxm\d?|oam)$", "", key))
+    return list(dict.fromkeys(k for k in keys if k))
+
+
 def resolve_cases(cases: pl.DataFrame, aliases: dict[str, str], workloads: set[str]) -> pl.DataFrame:
     """One row per input row: case_index, workload_id, gpu_id, gpu_count, nodes, precision, reason."""
     resolved = []
     for index, row in enumerate(cases.iter_rows(named=True)):
         names = [_text(row, c) for c in ("gpu_type", "accelerator_name", "gpu", "gpu_name")]
-        gpu = next((aliases[n.lower()] for n in names if n and n.lower() in aliases), None)
+        gpu = next((aliases[k] for n in names if n for k in name_keys(n) if k in aliases), None)
         training = (_text(row, "task") or "").lower() == "training" or "train" in (_text(row, "scenario") or "")
         scenario = "training" if training else (_text(row, "scenario") or "")
         workload = mlperf_workload(_text(row, "benchmark") or "", scenario) if _text(row, "benchmark") else None
@@ -61,12 +90,25 @@ def resolve_cases(cases: pl.DataFrame, aliases: dict[str, str], workloads: set[s
         elif gpu_count is None or gpu_count < 1:
             reason = f"gpu_count {row.get('gpu_count')!r} is not a positive number"
         resolved.append(
-            dict(case_index=index, workload_id=workload, gpu_id=gpu, gpu_count=gpu_count,
-                 nodes=_int(row, "nodes", 1) or 1, precision=_text(row, "precision_declared")
-                 or _text(row, "precision"), reason=reason)
+            dict(
+                case_index=index,
+                workload_id=workload,
+                gpu_id=gpu,
+                gpu_count=gpu_count,
+                nodes=_int(row, "nodes", 1) or 1,
+                precision=_text(row, "precision_declared") or _text(row, "precision"),
+                reason=reason,
+            )
         )
-    schema = {"case_index": pl.Int64, "workload_id": pl.String, "gpu_id": pl.String, "gpu_count": pl.Int64,
-              "nodes": pl.Int64, "precision": pl.String, "reason": pl.String}
+    schema = {
+        "case_index": pl.Int64,
+        "workload_id": pl.String,
+        "gpu_id": pl.String,
+        "gpu_count": pl.Int64,
+        "nodes": pl.Int64,
+        "precision": pl.String,
+        "reason": pl.String,
+    }
     return pl.DataFrame(resolved, schema=schema)
 
 

@@ -1,0 +1,73 @@
+"""`predict` on rows in the MLPerf results format: every row comes back, with a prediction or
+a reason, and GPU names are taken as people write them."""
+
+import polars as pl
+import pytest
+
+from warehouse.predict import predict
+from warehouse.scratch import scratch_copy, today
+
+CASES = pl.DataFrame(
+    {
+        "benchmark": [
+            "llama2-70b-99",
+            "llama2-70b-99",
+            "mixtral-8x7b",
+            "llama2-70b-99",
+            "bert-99",
+            "llama2-70b-99",
+            "llama2_70b_lora",
+        ],
+        "scenario": [
+            "Offline",
+            "Offline",
+            "Server",
+            "Offline",
+            "Offline",
+            "Offline",
+            "time-to-train (closed, quality target)",
+        ],
+        "task": ["inference"] * 6 + ["training"],
+        "gpu_type": ["H100-SXM", "", "", "Z9000", "H100-SXM", "H100-SXM", "MI300X"],
+        "accelerator_name": ["NVIDIA H100-SXM-80GB", "NVIDIA B200-SXM-180GB", "AMD Instinct MI355X", "", "", "", ""],
+        "gpu_count": ["8", "8", "8", "8", "8", "zero", "8"],
+        "nodes": ["1", "1", "1", "1", "1", "1", "1"],
+        "precision_declared": ["fp8", "fp4", "", "", "", "", ""],
+        "result_value": ["27803.9", "", "", "", "", "", "27.969"],
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def predicted():
+    return predict(scratch_copy(None), CASES, today())
+
+
+def test_every_row_comes_back_in_order_with_its_columns(predicted):
+    assert predicted.height == CASES.height
+    assert predicted["benchmark"].to_list() == CASES["benchmark"].to_list()
+    for column in ("predicted_tokens_per_s", "predicted_per_gpu", "bottleneck", "confidence", "reason"):
+        assert column in predicted.columns
+
+
+def test_known_rows_are_predicted_and_say_how(predicted):
+    h100, b200, mi355x = predicted.head(3).to_dicts()
+    assert h100["confidence"] == "measured"
+    assert h100["predicted_tokens_per_s"] == pytest.approx(8 * h100["predicted_per_gpu"])
+    assert h100["predicted_tokens_per_s"] == pytest.approx(27_803.9, rel=0.25)
+    assert b200["confidence"] == "calibrated" and b200["predicted_dtype"] == "fp4"
+    assert b200["predicted_per_gpu"] > 2 * h100["predicted_per_gpu"]  # FP4 + 2.3x the bandwidth
+    assert mi355x["reason"] is None and mi355x["predicted_tokens_per_s"] > 0
+
+
+def test_rows_it_cannot_model_say_why(predicted):
+    reasons = predicted["reason"].to_list()
+    assert reasons[3] == "unknown GPU name 'Z9000'"
+    assert reasons[4].startswith("no gpucalc workload for benchmark 'bert-99'")
+    assert reasons[5] == "gpu_count 'zero' is not a positive number"
+    assert predicted["predicted_tokens_per_s"][3] is None
+
+
+def test_training_rows_predict_tokens_and_time(predicted):
+    lora = predicted.row(6, named=True)
+    assert lora["predicted_tokens_per_s"] > 0 and lora["predicted_time_to_train_min"] > 0
