@@ -53,6 +53,14 @@ def refusals(con, workload_id: str) -> pl.DataFrame:
     ).pl()
 
 
+def api_baseline(con, workload_id: str) -> pl.DataFrame:
+    return con.execute(
+        """select provider, api_usd_per_mtok_output, self_hosted_usd_per_mtok, observed_at from api_baseline
+           where workload_id = ? order by api_usd_per_mtok_output limit 1""",
+        [workload_id],
+    ).pl()
+
+
 def freshness(con) -> pl.DataFrame:
     return con.execute(
         """

@@ -53,6 +53,19 @@ def workload_section(con, workload: dict) -> str:
             "Top options by cost (best per platform and pricing model):\n"
         )
         parts.append(table(queries.best_options(con, wid, "usd_total, time_to_finish_h", 8), OPTION_COLUMNS))
+    if workload["kind"] == "serving":
+        api = queries.api_baseline(con, wid)
+        if api.height:
+            a = api.to_dicts()[0]
+            verdict = (
+                "cheaper than self-hosting" if a["self_hosted_usd_per_mtok"] is None
+                or a["api_usd_per_mtok_output"] < a["self_hosted_usd_per_mtok"] else "dearer than the best option above"
+            )
+            parts.append(
+                f"Managed-API baseline: {a['provider']} at {fmt_usd(a['api_usd_per_mtok_output'])} per million output "
+                f"tokens, input included at this workload's input/output ratio (price of {a['observed_at']}): "
+                f"{verdict}.\n"
+            )
     refused = queries.refusals(con, wid)
     if refused.height:
         parts.append("Refused (does not fit on any GPU count tried):\n")

@@ -132,6 +132,16 @@ ASSUMPTION: dict[str, pl.DataType] = {
     "source": pl.String,
 }
 
+API_PRICE: dict[str, pl.DataType] = {
+    "model_id": pl.String,
+    "provider": pl.String,
+    "usd_per_mtok_input": pl.Float64,
+    "usd_per_mtok_output": pl.Float64,
+    "observed_at": pl.Date,
+    "source": pl.String,
+    "note": pl.String,
+}
+
 FILES = {
     "gpu": ("gpu.csv", GPU),
     "platform": ("platform.csv", PLATFORM),
@@ -141,6 +151,7 @@ FILES = {
     "efficiency_default": ("efficiency.csv", EFFICIENCY),
     "stage_efficiency_default": ("kind_efficiency.csv", KIND_EFFICIENCY),
     "assumption": ("assumptions.csv", ASSUMPTION),
+    "api_price": ("api_price.csv", API_PRICE),
 }
 
 

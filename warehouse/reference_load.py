@@ -19,13 +19,14 @@ SOURCE = "bundled_catalog"
 
 ID_COLUMN = {
     "gpu": "gpu_id",
-    "platform": "platform_id",
     "model": "model_id",
+    "platform": "platform_id",
     "workload": "workload_id",
     "gpu_alias": "alias",
     "efficiency_default": "family",
     "stage_efficiency_default": "stage",
     "assumption": "name",
+    "api_price": ("model_id", "provider"),
 }
 POSITIVE = {
     "gpu": ["memory_usable_gb", "mem_bw_tbps", "bf16_tflops"],
@@ -38,14 +39,31 @@ REFERENCES = {
     "platform": [("gpu_id", "gpu")],
     "workload": [("model_id", "model"), ("consumer_model_id", "model")],
     "gpu_alias": [("gpu_id", "gpu")],
+    "api_price": [("model_id", "model")],
 }
+
+
+def _key_name(table: str) -> str:
+    key = ID_COLUMN[table]
+    return key if isinstance(key, str) else "_".join(key)
+
+
+def _keyed(table: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """Add the table's id (joined when compound) and its case-insensitive comparison key."""
+    key = ID_COLUMN[table]
+    parts = [key] if isinstance(key, str) else list(key)
+    name = _key_name(table)
+    joined = pl.concat_str([pl.col(p) for p in parts], separator="/")
+    keyed = frame if name in frame.columns else frame.with_columns(joined.alias(name))
+    # ids are compared case-insensitively: "H100" and "h100" are the same alias
+    return keyed.with_columns(pl.col(name).str.strip_chars().str.to_lowercase().alias(f"{name}_key"))
 
 
 def _rules(table: str, ids: dict[str, list[str]]) -> list[validation.Rule]:
     import great_expectations as gx
 
     e = gx.expectations
-    key = ID_COLUMN[table]
+    key = _key_name(table)
     rules = [
         validation.Rule("required_id", e.ExpectColumnValuesToNotBeNull(column=key), f"{key} is missing"),
         validation.Rule(
@@ -76,21 +94,10 @@ def validate_catalog(catalog: dict[str, pl.DataFrame]) -> tuple[dict[str, pl.Dat
     ids = {t: catalog[t][ID_COLUMN[t]].drop_nulls().to_list() for t in ("gpu", "model")}
     valid: dict[str, pl.DataFrame] = {}
     rejects: list[tuple[str, Reject]] = []
-    for table in (
-        "gpu",
-        "model",
-        "platform",
-        "workload",
-        "gpu_alias",
-        "efficiency_default",
-        "stage_efficiency_default",
-        "assumption",
-    ):
+    for table in ID_COLUMN:  # gpu and model first: the others refer to them
         frame = catalog[table]
-        key = ID_COLUMN[table]
-        # Ids are compared case-insensitively: "H100" and "h100" are the same alias.
-        checked = frame.with_columns(pl.col(key).str.strip_chars().str.to_lowercase().alias(f"{key}_key"))
-        violations = validation.validate(table, checked, _rules(table, ids), (key,))
+        key = _key_name(table)
+        violations = validation.validate(table, _keyed(table, frame), _rules(table, ids), (key,))
         dup_or_bad = sorted({v.row_index for v in violations})
         rows = frame.to_dicts()
         for v in violations:
@@ -108,7 +115,7 @@ def validate_catalog(catalog: dict[str, pl.DataFrame]) -> tuple[dict[str, pl.Dat
             )
         valid[table] = frame.filter(~pl.int_range(pl.len()).is_in(dup_or_bad)) if dup_or_bad else frame
         if table in ids:
-            ids[table] = valid[table][key].to_list()
+            ids[table] = valid[table][ID_COLUMN[table]].to_list()
     return valid, rejects
 
 

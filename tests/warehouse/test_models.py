@@ -101,6 +101,13 @@ def test_role_pipeline_enumerates_every_split_and_keeps_the_slowest_stage(built)
     assert (best["producers"], best["consumers"]) == (3, 1)
 
 
+def test_managed_api_baseline_counts_the_input_tokens_too(built):
+    built.execute("insert into api_price values ('toy-10b', 'acme-api', 1.0, 2.0, '2026-11-01', 'hand-made', null)")
+    api = row(built, "select * from api_baseline where workload_id = 'toy-offline'")
+    # 2.00 per M output + 1.00 per M input x 1000 input / 1000 output tokens
+    assert api["api_usd_per_mtok_output"] == pytest.approx(3.0)
+
+
 def test_a_model_that_does_not_fit_is_refused_with_the_reason(built):
     # 10B serving weights alone are 20 GB; shrink the GPU so nothing fits and check the refusal
     built.execute("update gpu set memory_usable_gb = 10")

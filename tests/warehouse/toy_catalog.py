@@ -176,4 +176,4 @@ TOY = {
 
 
 def toy_catalog() -> dict[str, pl.DataFrame]:
-    return {name: pl.DataFrame(TOY[name], schema=schema) for name, (_, schema) in FILES.items()}
+    return {name: pl.DataFrame(TOY.get(name, []), schema=schema) for name, (_, schema) in FILES.items()}

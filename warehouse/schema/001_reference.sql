@@ -124,6 +124,17 @@ create table if not exists stage_efficiency_default (
     source varchar
 );
 
+-- Managed-API prices per million tokens: the baseline self-hosted serving has to beat.
+create table if not exists api_price (
+    model_id varchar,
+    provider varchar,
+    usd_per_mtok_input double,
+    usd_per_mtok_output double,
+    observed_at date,
+    source varchar,
+    note varchar
+);
+
 create table if not exists assumption (
     name varchar,              -- e.g. 'pue', 'usd_per_kwh', 'ownership_years'
     value double,
