@@ -15,8 +15,17 @@ import duckdb
 from warehouse import db
 
 COPIED_TABLES = (
-    "gpu", "platform", "model", "workload", "gpu_alias", "efficiency_default", "stage_efficiency_default",
-    "assumption", "benchmark_result", "price_quote",
+    "gpu",
+    "platform",
+    "model",
+    "workload",
+    "gpu_alias",
+    "efficiency_default",
+    "stage_efficiency_default",
+    "assumption",
+    "api_price",
+    "benchmark_result",
+    "price_quote",
 )
 
 
