@@ -1,5 +1,165 @@
-"""Source commands: ingest a local payload, replay a day, list the sources."""
+"""Source commands: ingest a local payload, replay a kept day, list the sources.
+
+`ingest` and `replay` call plain functions (flows/backfill.py) rather than a Prefect flow: a
+one-file backfill should not wait for a Prefect server, and they share the nightly's single
+writer routine, so a file loads exactly as the live fetch of it would.
+"""
 
 from __future__ import annotations
 
-from flows.cli_app import app  # noqa: F401
+import os
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flows.cli_app import DataDir, app, parse_date
+
+Day = Annotated[str | None, typer.Option("--date", help="Observation date, UTC (YYYY-MM-DD; default today).")]
+
+
+@app.command()
+def ingest(
+    source: Annotated[str, typer.Argument(help="Source name (see `gpucalc sources`); `runs` and `quotes` work too.")],
+    file: Annotated[Path, typer.Option("--file", help="A saved API response or catalog file of that source.")],
+    provider: Annotated[
+        str | None, typer.Option("--provider", help="Provider the file describes, where it does not say (vms.csv).")
+    ] = None,
+    day: Day = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Parse a local copy of a source's payload, keep it under raw/, load it as observed on --date."""
+    from flows.backfill import NothingToDo, ingest_file
+    from sources.registry import UnknownSource
+
+    when = parse_date(day) or _today()
+    try:
+        outcome = _locked_guard(lambda: ingest_file(source, file, provider, when, data_dir))
+    except (UnknownSource, NothingToDo) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    if not outcome.ok:
+        hint = " (use --provider NAME, e.g. --provider aws)" if "provider" in outcome.message else ""
+        typer.echo(f"error: {file} could not be read as {source}: {outcome.message}{hint}", err=True)
+        typer.echo("nothing loaded; the reason is in rejected_row (rule source_unusable)", err=True)
+        raise typer.Exit(1)
+    for kept in outcome.kept:
+        typer.echo(f"kept {kept.path} (sha256 {kept.sha256[:16]}, {kept.bytes} bytes)")
+        if outcome.replaced:
+            typer.echo(f"    (replaces a different payload kept as {kept.name} that day)")
+    _echo_sources(outcome.summary)
+    typer.echo(f"observed {when.isoformat()}; {outcome.summary['estimate_rows']} estimates rebuilt; "
+               f"run {outcome.summary['run_id']} ({outcome.summary['status']})")
+
+
+@app.command()
+def replay(
+    day: Annotated[str, typer.Option("--date", help="The day to rebuild from data/raw/<source>/<date>/.")],
+    data_dir: DataDir = None,
+) -> None:
+    """Rebuild a day's observations from the payloads kept under raw/, with no network."""
+    from flows.backfill import NothingToDo, replay_day
+
+    when = parse_date(day)
+    try:
+        outcome = _locked_guard(lambda: replay_day(when, data_dir))
+    except NothingToDo as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"replayed {len(outcome.kept)} kept payloads for {when.isoformat()}")
+    _echo_sources(outcome.summary)
+    typer.echo(f"{outcome.summary['estimate_rows']} estimates rebuilt; run {outcome.summary['run_id']} "
+               f"({outcome.summary['status']})")
+    if outcome.summary["status"] != "success":  # a source whose payloads could not be read
+        raise typer.Exit(1)
+
+
+@app.command("sources")
+def list_sources(data_dir: DataDir = None) -> None:
+    """List every source: kind, key, live or file-only, last fetch and load, staleness."""
+    from flows.cli_app import warehouse_location
+    from sources.registry import ALIASES, all_specs
+    from warehouse.observations import STALE_AFTER_DAYS
+
+    today = _today()
+    seen, note = _overview(warehouse_location(data_dir), today)
+    aliases = {canonical: alias for alias, canonical in ALIASES.items()}
+    for name, spec in all_specs().items():
+        row = seen.get(name, {})
+        key = "no key" if not spec.key_env else (
+            f"key {spec.key_env} ({'set' if os.environ.get(spec.key_env) else 'NOT set: skipped'})"
+        )
+        mode = "live" if spec.live else f"file-only (gpucalc ingest {aliases.get(name, name)} --file PATH)"
+        if not spec.live:
+            stale = "n/a"
+        else:
+            stale = "STALE" if row.get("stale", True) else "fresh"
+        fetched = row.get("last_fetch")
+        typer.echo(f"{name}  [{spec.kind}] {mode}; {key}")
+        typer.echo(f"    {spec.description}")
+        typer.echo(
+            f"    last fetch {fetched.strftime('%Y-%m-%d %H:%M') if fetched else 'never'}; "
+            f"last good load {row.get('last_ok') or 'never'}: {_count(row.get('rows_loaded'))} rows loaded, "
+            f"{_count(row.get('rows_rejected'))} rejected; {stale}"
+        )
+        if row.get("last_status") and row["last_status"] != "ok":
+            typer.echo(f"    latest attempt {row['last_status']}: {row.get('last_message') or ''}")
+    typer.echo(f"\nstale = no successful load in the last {STALE_AFTER_DAYS} days (as of {today.isoformat()} UTC)")
+    if note:
+        typer.echo(note)
+
+
+def _overview(location: str, today: date) -> tuple[dict[str, dict], str]:
+    """Per-source facts from the warehouse, or nothing (and why) when it cannot be read."""
+    import duckdb
+
+    from warehouse import db
+    from warehouse.observations import source_overview
+
+    if location != ":memory:" and not Path(location).exists():
+        return {}, f"no warehouse at {location} yet: `gpucalc run` or `gpucalc ingest` creates it"
+    try:
+        con = db.connect(location, read_only=True)
+    except duckdb.Error as exc:  # e.g. the nightly writer holds the lock right now
+        return {}, f"warehouse {location} could not be read ({exc}); showing sources only"
+    try:
+        frame = source_overview(con, today)
+    except duckdb.CatalogException as exc:  # an older warehouse without the status tables
+        return {}, f"warehouse {location} has no source history yet ({exc})"
+    finally:
+        con.close()
+    return {row["source"]: row for row in frame.to_dicts()}, ""
+
+
+def _echo_sources(summary: dict) -> None:
+    for item in summary.get("sources", []):
+        files = f" from {item['payloads']} kept payload(s)" if item["payloads"] else ""
+        line = f"{item['source']}: {item['status']}, {item['loaded']} rows loaded, {item['rejected']} rejected{files}"
+        typer.echo(line + (f" ({item['message']})" if item["message"] else ""))
+        for reject in item["examples"]:
+            where = f"row {reject['source_row']}" if reject["source_row"] else "whole payload"
+            times = f" (x{reject['times']})" if reject["times"] > 1 else ""
+            typer.echo(f"    rejected {where} [{reject['rule']}]{times}: {reject['detail']}")
+        shown = sum(r["times"] for r in item["examples"])
+        if item["rejected"] > shown:
+            typer.echo(f"    ... {item['rejected'] - shown} more in rejected_row")
+
+
+def _locked_guard(action):
+    """Run a writer action; a warehouse another process is writing is a clear message, not a trace."""
+    import duckdb
+
+    try:
+        return action()
+    except duckdb.IOException as exc:
+        typer.echo(f"error: the warehouse is busy or unreadable ({exc}); try again after the nightly run", err=True)
+        raise typer.Exit(3) from exc
+
+
+def _count(value) -> str:
+    return "-" if value is None else str(value)
+
+
+def _today() -> date:
+    return datetime.now(UTC).date()

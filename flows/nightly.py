@@ -8,12 +8,9 @@ from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
 
 from flows.tasks import FetchOutcome, fetch_source, publish_report, write_warehouse
-from sources.registry import live_sources
+from flows.writer import new_run_id
+from sources.registry import pick_live
 from warehouse import settings
-
-
-def new_run_id(run_date: date) -> str:
-    return f"{run_date.isoformat()}-{datetime.now(UTC).strftime('%H%M%S%f')}"
 
 
 @flow(name="gpucalc-nightly", log_prints=True)
@@ -33,17 +30,12 @@ def nightly(
 
     fetched: list[FetchOutcome] = []
     if not offline:
-        names = sources or live_sources()
-        futures = {name: fetch_source.submit(name, day, str(raw_dir)) for name in names}
+        names = pick_live(sources)  # unknown or file-only names stop the run before any fetch
+        futures = {name: fetch_source.submit(name, day, str(raw_dir), run_id) for name in names}
         for name, future in futures.items():
-            future.wait()
-            if future.state.is_completed():
-                outcome = future.result()
-            else:
-                outcome = FetchOutcome(name, "failed", str(future.state.message or "fetch failed"))
-            if outcome.status != "ok":
-                logger.warning("source %s %s: %s", name, outcome.status, outcome.message)
-            fetched.append(outcome)
+            fetched.append(_outcome(name, future))
+            if fetched[-1].status != "ok":
+                logger.warning("source %s %s: %s", name, fetched[-1].status, fetched[-1].message)
 
     summary = write_warehouse(
         warehouse,
@@ -60,3 +52,13 @@ def nightly(
     )
     print(f"run {run_id}: {summary['status']}, {summary['estimate_rows']} estimates, report at {path}")
     return {**summary, "report": path}
+
+
+def _outcome(name: str, future) -> FetchOutcome:
+    """What one fetch task came to, after its retries; a crash is a failed source, not a failed run."""
+    future.wait()
+    if future.state.is_completed():
+        return future.result()
+    error = future.state.result(raise_on_failure=False)
+    message = getattr(error, "message", None) or str(error) or str(future.state.message or "fetch failed")
+    return FetchOutcome(name, "failed", message)

@@ -61,6 +61,23 @@ def api_baseline(con, workload_id: str) -> pl.DataFrame:
     ).pl()
 
 
+def changes_since_previous(con, run_date) -> tuple[object, pl.DataFrame]:
+    """Tonight's best option per workload x platform x pricing against the previous run date."""
+    previous = con.execute("select max(run_date) from estimate_daily where run_date < ?", [run_date]).fetchone()[0]
+    if previous is None:
+        return None, pl.DataFrame()
+    frame = con.execute(
+        """select t.workload_id, t.platform_id, t.pricing, p.usd_total as before_usd, t.usd_total as now_usd,
+                  t.usd_total / p.usd_total - 1 as change, p.provider as before_provider, t.provider as now_provider
+           from estimate_daily t
+           join estimate_daily p using (workload_id, platform_id, pricing)
+           where t.run_date = ? and p.run_date = ? and abs(t.usd_total / p.usd_total - 1) >= 0.01
+           order by abs(t.usd_total / p.usd_total - 1) desc limit 20""",
+        [run_date, previous],
+    ).pl()
+    return previous, frame
+
+
 def freshness(con) -> pl.DataFrame:
     return con.execute(
         """

@@ -91,6 +91,19 @@ def render(con: duckdb.DuckDBPyConnection, run_date: date) -> str:
     out.append("## Options per workload\n")
     for workload in queries.workloads(con).iter_rows(named=True):
         out.append(workload_section(con, workload))
+    previous, changes = queries.changes_since_previous(con, run_date)
+    out.append("## What changed since the previous run\n")
+    if previous is None:
+        out.append("This is the first run in this warehouse.\n")
+    elif changes.height == 0:
+        out.append(f"No best option moved by 1% or more since {previous}.\n")
+    else:
+        out.append(f"Best option per workload, platform and pricing model, against {previous} (moves of 1% or more):\n")
+        out.append(table(changes, {
+            "workload_id": ("workload", None), "platform_id": ("platform", None), "pricing": ("pricing", None),
+            "before_usd": ("before", fmt_usd), "now_usd": ("now", fmt_usd), "change": ("change", fmt_pct),
+            "before_provider": ("was from", None), "now_provider": ("now from", None),
+        }))
     out.append("## How good the model is (leave-one-accelerator-out backtest)\n")
     out.append(
         table(

@@ -70,6 +70,14 @@ class SourceSpec:
     default_provider: str | None = None
 
 
+def file_ref(payload: Payload) -> str:
+    """A user file's reference is its name: the same file ingested from another folder is the
+    same observation, and the bytes are kept under that name in data/raw/."""
+    from pathlib import PurePath
+
+    return PurePath(payload.url).name or payload.url
+
+
 def observed(day: date | None) -> date:
     from datetime import UTC, datetime
 

@@ -16,7 +16,7 @@ import polars as pl
 import yaml
 
 from sources import _quotes_file_price as price
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec
+from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_ref
 from sources.contracts import PRICE_QUOTE, PRICING_MODELS, conform
 
 NAME = "quotes_file"
@@ -179,7 +179,7 @@ def parse(payload: Payload, observed_at: date) -> Parsed:
         if not isinstance(record, dict):
             rows[i], bad[i] = {}, ("quote_not_a_mapping", "is not a mapping of field: value")
             continue
-        rows[i], problem = _clean(record, observed_at, payload.url)
+        rows[i], problem = _clean(record, observed_at, file_ref(payload))
         if problem:
             bad[i] = problem
         elif rows[i]["form"] != "relative":

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import logging
+from dataclasses import replace
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -10,7 +12,9 @@ from pathlib import Path
 import polars as pl
 
 from sources import raw_store
-from sources.base import Parsed, SourceError, SourceSpec
+from sources.base import Parsed, Payload, SourceError, SourceSpec
+
+log = logging.getLogger(__name__)
 
 # Module per source; each exposes SPEC. Order is the order `gpucalc sources` lists them.
 SOURCE_MODULES = (
@@ -35,29 +39,83 @@ def all_specs() -> dict[str, SourceSpec]:
     return specs
 
 
+# Short names people type for the file-only sources (`gpucalc ingest runs --file runs.csv`).
+ALIASES = {"runs": "user_runs", "quotes": "quotes_file"}
+
+
+# How the live fetch names a payload that describes one provider, so an ingested copy of it
+# replaces that payload under raw/ instead of sitting beside it and loading twice on replay.
+LIVE_NAMES = {"skypilot": "{provider}_vms.csv"}
+
+
+class UnknownSource(ValueError):
+    """A source name gpucalc does not know (or cannot use the way it was asked to)."""
+
+
+def resolve(name: str) -> str:
+    """The canonical source name for `name` or one of its aliases."""
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key not in all_specs():
+        aliases = ", ".join(f"{a} = {n}" for a, n in ALIASES.items())
+        raise UnknownSource(f"unknown source '{name}'; known: {', '.join(all_specs())} (aliases: {aliases})")
+    return key
+
+
 def spec_for(name: str) -> SourceSpec:
-    specs = all_specs()
-    if name not in specs:
-        raise KeyError(f"unknown source '{name}'; known: {', '.join(specs)}")
-    return specs[name]
+    return all_specs()[resolve(name)]
 
 
 def live_sources() -> list[str]:
     return [name for name, spec in all_specs().items() if spec.live]
 
 
-def parse_payloads(name: str, payloads, day: date) -> tuple[Parsed | None, str]:
+def pick_live(names: list[str] | None) -> list[str]:
+    """Validate a `--sources` pick (default: every live source), keeping the order given."""
+    if not names:
+        return live_sources()
+    picked: list[str] = []
+    for name in names:
+        canonical = resolve(name)
+        if not all_specs()[canonical].live:
+            # A file-only source has nothing to fetch; saying so beats a "failed" status tonight.
+            raise UnknownSource(f"'{name}' is file-only: load it with `gpucalc ingest {name} --file PATH`")
+        if canonical not in picked:
+            picked.append(canonical)
+    return picked
+
+
+def ingest_name(name: str, filename: str, provider: str | None) -> str:
+    """The name a local file is kept under in raw/<source>/<date>/."""
+    pattern = LIVE_NAMES.get(name)
+    if pattern and provider:
+        return pattern.format(provider=provider.lower())
+    return filename
+
+
+def parse_one(name: str, payload: Payload, day: date) -> tuple[Parsed | None, str]:
+    """Parse one payload; (None, why) when nothing in it can be used."""
+    try:
+        return spec_for(name).parse(payload, day), ""
+    except SourceError as exc:
+        return None, exc.message
+    except Exception as exc:  # a parser bug on an unforeseen payload must not sink the other sources
+        log.exception("%s: parser crashed on %s", name, payload.name)
+        return None, f"parser failed unexpectedly ({type(exc).__name__}: {exc})"
+
+
+def parse_payloads(name: str, payloads: list[Payload], day: date) -> tuple[Parsed | None, str]:
     """Parse payloads of one source; a payload that fails only fails itself."""
-    spec = spec_for(name)
     frames, rejects, problems = [], [], []
     for payload in payloads:
-        try:
-            parsed = spec.parse(payload, day)
-        except SourceError as exc:
-            problems.append(f"{payload.name}: {exc.message}")
+        parsed, problem = parse_one(name, payload, day)
+        if parsed is None:
+            problems.append(problem if problem.startswith(payload.name) else f"{payload.name}: {problem}")
             continue
         frames.append(parsed.rows)
-        rejects.extend(parsed.rejects)
+        # Row numbers count within one payload; with several kept (clouds, regions, pages,
+        # files) the detail must say which one the row is in.
+        rejects.extend(replace(r, detail=f"{payload.name}: {r.detail}") for r in parsed.rejects)
     if not frames:
         return None, "; ".join(problems) or "no payloads kept for this day"
     return Parsed(pl.concat(frames, how="vertical_relaxed"), rejects), "; ".join(problems)

@@ -14,7 +14,7 @@ from datetime import date, datetime
 
 import polars as pl
 
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec
+from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_ref
 from sources.contracts import BENCHMARK_METRICS, BENCHMARK_RESULT, conform
 
 NAME = "user_runs"
@@ -155,7 +155,7 @@ def _clean(record, observed_at: date, default_ref: str) -> tuple[dict, tuple[str
 def parse(payload: Payload, observed_at: date) -> Parsed:
     rows, rejects = [], []
     for i, record in enumerate(_records(payload), start=1):
-        run, problem = _clean(record, observed_at, payload.url)
+        run, problem = _clean(record, observed_at, file_ref(payload))
         if problem:
             where = f"run {i} ({run.get('workload_id') or 'no workload_id'})"
             rejects.append(Reject(NAME, i, problem[0], f"{where} {problem[1]}", run))

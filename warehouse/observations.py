@@ -28,7 +28,17 @@ def table_for(kind: str) -> str:
 def load_parsed(con: duckdb.DuckDBPyConnection, source: str, kind: str, parsed: Parsed, run: RunContext) -> LoadResult:
     """Validate and merge one source's parsed rows into the table its kind feeds."""
     loader = load_prices if kind == "prices" else load_benchmarks
-    return loader(con, source, parsed, run)
+    result = loader(con, source, parsed, run)
+    # Every caller loads all a source kept for the day, so this load's rejects supersede the
+    # day's earlier ones, whatever scope (set of providers or files) those covered. The loader
+    # only replaces its own scope; without this, "aws" rejects outlive an "aws,azure" reload.
+    # Whole-payload failures (source_unusable) are events, not rows, and stay.
+    con.execute(
+        """delete from rejected_row where source = ? and target_table = ? and run_date = ?
+           and run_id <> ? and scope <> 'source_unusable'""",
+        [source, result.table, run.run_date, run.run_id],
+    )
+    return result
 
 
 def index_payloads(con: duckdb.DuckDBPyConnection, kept: list[Kept], data_dir: Path, run: RunContext) -> int:
@@ -62,11 +72,16 @@ def index_payloads(con: duckdb.DuckDBPyConnection, kept: list[Kept], data_dir: P
 
 
 def first_rejects(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int = 5) -> list[dict]:
-    """The first rows a run rejected for a source, in payload order, to show on the console."""
+    """The first problems a run rejected for a source, in payload order, to show on the console.
+
+    Identical (row, rule, detail) lines collapse into one with a count: a catalog row yields
+    an on-demand and a spot quote, and both fail on the same unknown GPU name.
+    """
     return (
         con.execute(
-            """select source_row, rule, detail from rejected_row
-               where run_id = ? and source = ? order by source_row nulls first, rule limit ?""",
+            """select source_row, rule, detail, count(*) as times from rejected_row
+               where run_id = ? and source = ? group by all
+               order by source_row nulls first, rule, detail limit ?""",
             [run_id, source, limit],
         )
         .pl()

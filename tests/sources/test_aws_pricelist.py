@@ -10,7 +10,7 @@ import requests
 
 from sources import aws_pricelist
 from sources.base import Payload, SourceError
-from tests.sources.test_skypilot import fake_session
+from tests.sources.fakes import fake_session
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "aws_pricelist" / "us-east-1.csv"
 DAY = date(2026, 3, 1)

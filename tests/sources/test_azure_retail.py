@@ -11,7 +11,7 @@ import requests
 
 from sources import azure_retail
 from sources.base import Payload, SourceError
-from tests.sources.test_skypilot import fake_session
+from tests.sources.fakes import fake_session
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "azure_retail"
 DAY = date(2026, 3, 1)

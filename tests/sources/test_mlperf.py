@@ -4,7 +4,6 @@ and check the faults. Never the network."""
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from datetime import date
@@ -12,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import requests
-from requests.adapters import BaseAdapter
 
 from sources import _mlperf_inference as inference
 from sources import _mlperf_training as training
@@ -20,6 +18,7 @@ from sources import mlperf
 from sources.base import Payload, SourceError
 from sources.contracts import BENCHMARK_RESULT
 from sources.http import make_session
+from tests.sources.fakes import RoutedAdapter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "mlperf"
 DAY = date(2026, 6, 2)
@@ -27,35 +26,6 @@ SHA = "0123456789abcdef0123456789abcdef01234567"
 REPOS = (("inference", "mlcommons/inference_results_v5.1"), ("training", "mlcommons/training_results_v5.1"))
 API = "https://api.github.com/repos"
 RAW = "https://raw.githubusercontent.com"
-
-
-class RoutedAdapter(BaseAdapter):
-    """Serves per-URL queued (status, body, headers) or exceptions; unknown URLs are 404."""
-
-    def __init__(self, routes: dict[str, list]):
-        super().__init__()
-        self.routes = routes
-        self.requests: list[requests.PreparedRequest] = []
-
-    def send(self, request, **kwargs):
-        self.requests.append(request)
-        queue = self.routes.get(request.url, [(404, b"Not Found")])
-        answer = queue.pop(0) if len(queue) > 1 else queue[0]
-        if isinstance(answer, Exception):
-            raise answer
-        status, body, headers = answer if len(answer) == 3 else (*answer, {})
-        response = requests.Response()
-        response.status_code, response.raw, response.url, response.request = (
-            status,
-            io.BytesIO(body),
-            request.url,
-            request,
-        )
-        response.headers.update(headers)
-        return response
-
-    def close(self):
-        pass
 
 
 def github_routes() -> dict[str, list]:

@@ -3,56 +3,20 @@ and fetch faults through the shared session with a fake transport (never the net
 
 from __future__ import annotations
 
-import io
 import json
 from datetime import date
 from pathlib import Path
 
 import pytest
 import requests
-from requests.adapters import BaseAdapter
 
 from sources import runpod
 from sources.base import MissingKey, Payload, SourceError
 from sources.contracts import PRICE_QUOTE
-from sources.http import make_session
+from tests.sources.fakes import FakeAdapter, session_with
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "runpod" / "gpu_types.json"
 DAY = date(2026, 6, 2)
-
-
-class FakeAdapter(BaseAdapter):
-    """Serves queued (status, body, headers) or raises queued exceptions; records requests."""
-
-    def __init__(self, *answers):
-        super().__init__()
-        self.answers = list(answers)
-        self.requests: list[requests.PreparedRequest] = []
-
-    def send(self, request, **kwargs):
-        self.requests.append(request)
-        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
-        if isinstance(answer, Exception):
-            raise answer
-        status, body, headers = answer if len(answer) == 3 else (*answer, {})
-        response = requests.Response()
-        response.status_code, response.raw, response.url, response.request = (
-            status,
-            io.BytesIO(body),
-            request.url,
-            request,
-        )
-        response.headers.update(headers)
-        return response
-
-    def close(self):
-        pass
-
-
-def session_with(adapter: FakeAdapter) -> requests.Session:
-    session = make_session(backoff_factor=0)
-    session.mount("https://", adapter)
-    return session
 
 
 def payload(body: bytes) -> Payload:

@@ -1,102 +1,26 @@
 """SkyPilot catalog source: parse of small real-format fixtures, every trap, and faults.
 
-`FakeHTTP` (also used by the Azure and AWS tests) replaces only the socket: requests and
-urllib3's retry loop from `sources.http.make_session` run for real, so a 500 followed by a
-200 proves the shared session retries. Nothing here touches the network.
+Fetch tests use `tests.sources.fakes.fake_session`: only the socket is fake, so urllib3's
+retry loop from `sources.http.make_session` runs for real. Nothing here touches the network.
 """
 
 from __future__ import annotations
 
-import io
 from datetime import date
 from pathlib import Path
-from urllib.parse import unquote
 
 import polars as pl
 import pytest
 import requests
-from requests.adapters import HTTPAdapter
-from urllib3 import HTTPResponse
-from urllib3.connectionpool import HTTPSConnectionPool
 
 from sources import skypilot
 from sources.base import Payload, SourceError
-from sources.http import make_session
+from tests.sources.fakes import fake_session
+from tests.sources.fakes import url_key as _key
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SHARED_PRICES = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "prices"
 DAY = date(2026, 3, 1)
-
-
-# --- fake HTTP: canned replies behind the real retry loop -------------------------------------
-
-def _key(url: str) -> str:
-    return unquote(url).replace(":443/", "/")
-
-
-class _FakePool(HTTPSConnectionPool):
-    adapter: FakeHTTP
-
-    def _make_request(self, conn, method, url, **kw):
-        full = f"https://{self.host}{url}"
-        reply = self.adapter.next_reply(full)
-        if isinstance(reply, Exception):
-            raise reply
-        status, body, headers = reply
-        return HTTPResponse(
-            body=io.BytesIO(body), headers=headers, status=status, request_method=method,
-            request_url=url, preload_content=kw.get("preload_content", True),
-            decode_content=kw.get("decode_content", True), retries=kw.get("retries"),
-            enforce_content_length=kw.get("enforce_content_length", True),
-        )
-
-
-class FakeHTTP(HTTPAdapter):
-    """Replies per URL, in order (the last one repeats); unknown URLs get 404. Counts calls.
-
-    A reply is bytes (200), (status, bytes, headers), a urllib3 exception (raised inside the
-    retry loop) or a requests exception (raised by the adapter itself, after retries).
-    """
-
-    def __init__(self, routes: dict, max_retries):
-        super().__init__(max_retries=max_retries)
-        self.routes = {_key(url): list(replies) for url, replies in routes.items()}
-        self.calls: list[str] = []
-        self._pools: dict[str, _FakePool] = {}
-
-    def next_reply(self, url: str):
-        self.calls.append(url)
-        replies = self.routes.get(_key(url))
-        if not replies:
-            return (404, b"Not Found", {})
-        reply = replies.pop(0) if len(replies) > 1 else replies[0]
-        if isinstance(reply, bytes):
-            return (200, reply, {"Content-Length": str(len(reply))})
-        return reply
-
-    def send(self, request, **kwargs):
-        replies = self.routes.get(_key(request.url))
-        if replies and isinstance(replies[0], requests.RequestException):
-            self.calls.append(request.url)
-            raise replies.pop(0) if len(replies) > 1 else replies[0]
-        return super().send(request, **kwargs)
-
-    def get_connection_with_tls_context(self, request, verify, proxies=None, cert=None):
-        host = requests.utils.urlparse(request.url).hostname
-        if host not in self._pools:
-            pool = _FakePool(host, 443)
-            pool.adapter = self
-            self._pools[host] = pool
-        return self._pools[host]
-
-
-def fake_session(routes: dict) -> tuple[requests.Session, FakeHTTP]:
-    """The real shared session (no backoff, so retries are instant) over canned replies."""
-    session = make_session(backoff_factor=0)
-    fake = FakeHTTP(routes, session.get_adapter("https://example.com").max_retries)
-    session.mount("https://", fake)
-    session.mount("http://", fake)
-    return session, fake
 
 
 # --- helpers ----------------------------------------------------------------------------------

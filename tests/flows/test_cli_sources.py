@@ -1,0 +1,199 @@
+"""`gpucalc ingest`, `replay` and `sources` through the real command line (typer's CliRunner).
+
+No Prefect server: these commands call the plain writer. One ingest of the SkyPilot AWS
+fixture (real format, with a bad price and a wrong GPU count in it) is made once per module
+and copied for the tests that change it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+AWS = FIXTURES / "skypilot" / "aws_vms.csv"
+DAY = "2026-03-01"
+COUNTED = ("price_quote", "benchmark_result", "rejected_row", "raw_payload", "estimate", "topology_estimate")
+
+
+def gpucalc(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def query(data: Path, sql: str, params=None) -> list[tuple]:
+    con = duckdb.connect(str(data / "warehouse.duckdb"), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def counts(data: Path) -> dict[str, int]:
+    return {t: query(data, f"select count(*) from {t}")[0][0] for t in COUNTED}
+
+
+@pytest.fixture(scope="module")
+def aws_day(tmp_path_factory) -> tuple[Path, str]:
+    data = tmp_path_factory.mktemp("aws_day")
+    result = gpucalc("ingest", "skypilot", "--file", str(AWS), "--provider", "aws", "--date", DAY,
+                     "--data-dir", str(data))
+    assert result.exit_code == 0, result.output
+    return data, result.output
+
+
+@pytest.fixture
+def copy_of(tmp_path, aws_day) -> Path:
+    target = tmp_path / "data"
+    shutil.copytree(aws_day[0], target)
+    return target
+
+
+def test_ingest_loads_the_aws_catalog_as_observed_on_the_date(aws_day):
+    data, output = aws_day
+    rows = query(
+        data,
+        """select distinct usd_per_instance_hour, gpus_per_instance, usd_per_gpu_hour, gpu, observed_at
+           from price_quote where instance_type = 'p5.48xlarge' and pricing = 'on_demand'""",
+    )
+    assert rows == [(55.04, 8.0, 6.88, "H100-SXM", date(2026, 3, 1))]
+    # counts and the first rejected rows, with their rule, are printed
+    assert "skypilot: ok, 9 rows loaded, 2 rejected from 1 kept payload(s)" in output
+    assert "rejected row 8 [unparseable_price]" in output and "'abc'" in output
+    assert "rejected row 9 [gpu_count_mismatch]" in output
+    # kept as received, with its hash, and indexed
+    kept = data / "raw" / "skypilot" / DAY / "aws_vms.csv"
+    assert kept.read_bytes() == AWS.read_bytes()
+    assert (kept.parent / "aws_vms.csv.meta.json").exists()
+    ((path, url, size, run_id),) = query(data, "select path, url, bytes, run_id from raw_payload")
+    assert (path, url, size) == ("raw/skypilot/2026-03-01/aws_vms.csv", str(AWS), len(AWS.read_bytes()))
+    assert query(data, "select mode, status from run_log where run_id = ?", [run_id]) == [("ingest", "success")]
+    assert counts(data)["estimate"] > 0
+
+
+def test_ingesting_the_same_file_twice_changes_nothing(copy_of, tmp_path):
+    before = counts(copy_of)
+    # the same catalog under SkyPilot's own file name: kept as aws_vms.csv, like the live fetch
+    vms = tmp_path / "vms.csv"
+    shutil.copy(AWS, vms)
+    result = gpucalc("ingest", "skypilot", "--file", str(vms), "--provider", "aws", "--date", DAY,
+                     "--data-dir", str(copy_of))
+    assert result.exit_code == 0, result.output
+    assert "raw/skypilot/2026-03-01/aws_vms.csv" in result.output and "replaces" not in result.output
+    assert counts(copy_of) == before
+    assert query(copy_of, "select count(*) from run_log where mode = 'ingest'")[0][0] == 2
+
+
+def test_a_file_that_cannot_be_read_is_refused_and_touches_nothing_else(copy_of, tmp_path):
+    garbage = tmp_path / "vms.csv"
+    garbage.write_text("hello,world\n1,2\n")
+    before = counts(copy_of)
+    result = gpucalc("ingest", "skypilot", "--file", str(garbage), "--provider", "gcp", "--date", DAY,
+                     "--data-dir", str(copy_of))
+    assert result.exit_code == 1
+    assert "could not be read as skypilot" in result.output and "required column" in result.output
+    after = counts(copy_of)
+    assert after.pop("rejected_row") == before.pop("rejected_row") + 1
+    assert after == before
+    ((rule, detail),) = query(copy_of, "select rule, detail from rejected_row where rule = 'source_unusable'")
+    assert str(garbage) in detail
+    assert sorted(p.name for p in (copy_of / "raw" / "skypilot" / DAY).iterdir()) == [
+        "aws_vms.csv", "aws_vms.csv.meta.json"
+    ]
+    assert query(copy_of, "select status from run_log order by started_at desc limit 1") == [("failed",)]
+
+
+def test_replay_rebuilds_the_day_from_the_kept_payloads_alone(aws_day, tmp_path):
+    data = tmp_path / "fresh"
+    shutil.copytree(aws_day[0] / "raw", data / "raw")  # the raw payloads, no warehouse
+    result = gpucalc("replay", "--date", DAY, "--data-dir", str(data))
+    assert result.exit_code == 0, result.output
+    assert "replayed 1 kept payloads for 2026-03-01" in result.output
+    rows = "select * exclude (run_id, extracted_at) from price_quote order by all"
+    assert query(data, rows) == query(aws_day[0], rows)
+    assert query(data, "select mode, status from run_log") == [("replay", "success")]
+    index = "select path, sha256 from raw_payload"
+    assert query(data, index) == query(aws_day[0], index)
+
+
+def test_replay_with_a_changed_schema_fails_that_source_only_and_keeps_its_rows(copy_of):
+    kept = copy_of / "raw" / "skypilot" / DAY / "aws_vms.csv"
+    kept.write_bytes(kept.read_bytes().replace(b"AcceleratorCount", b"GpuCount", 1))
+    # a runs file dropped in by hand (no .meta.json) is replayed too
+    runs = copy_of / "raw" / "user_runs" / DAY / "runs.csv"
+    runs.parent.mkdir(parents=True)
+    shutil.copy(FIXTURES / "user_runs" / "runs.csv", runs)
+    before = query(copy_of, "select count(*) from price_quote where source = 'skypilot'")
+
+    result = gpucalc("replay", "--date", DAY, "--data-dir", str(copy_of))
+    assert result.exit_code == 1
+    assert "skypilot: failed" in result.output and "AcceleratorCount" in result.output
+    assert "user_runs: ok, 1 rows loaded" in result.output
+    assert query(copy_of, "select count(*) from price_quote where source = 'skypilot'") == before
+    assert query(copy_of, "select count(*) from rejected_row where rule = 'source_unusable'") == [(1,)]
+    assert query(copy_of, "select status from run_log where mode = 'replay'") == [("partial",)]
+    assert query(copy_of, "select source, status from source_status where run_id = "
+                          "(select run_id from run_log where mode = 'replay') order by source") == [
+        ("skypilot", "failed"), ("user_runs", "ok")
+    ]
+    assert ("raw/user_runs/2026-03-01/runs.csv",) in query(copy_of, "select path from raw_payload")
+
+
+def test_replay_of_a_day_with_nothing_kept_says_so(tmp_path):
+    result = gpucalc("replay", "--date", DAY, "--data-dir", str(tmp_path))
+    assert result.exit_code == 1
+    assert "no payloads of a known source kept for 2026-03-01" in result.output
+
+
+def test_runs_and_quotes_are_names_for_the_file_only_sources(copy_of):
+    result = gpucalc("ingest", "runs", "--file", str(FIXTURES / "user_runs" / "runs.csv"), "--date", DAY,
+                     "--data-dir", str(copy_of))
+    assert result.exit_code == 0, result.output
+    assert "user_runs: ok, 1 rows loaded, 0 rejected" in result.output
+    assert query(copy_of, "select value, gpu from benchmark_result where source = 'user_runs'") == [
+        (14800.0, "RTX-PRO-6000-WS")
+    ]
+    assert (copy_of / "raw" / "user_runs" / DAY / "runs.csv").exists()
+
+
+def test_sources_lists_every_source_with_key_liveness_and_staleness(aws_day, monkeypatch):
+    monkeypatch.setenv("RUNPOD_API_KEY", "x")
+    monkeypatch.delenv("LAMBDA_API_KEY", raising=False)
+    result = gpucalc("sources", "--data-dir", str(aws_day[0]))
+    assert result.exit_code == 0, result.output
+    out = result.output
+    for name in ("skypilot", "azure_retail", "aws_pricelist", "vast", "runpod", "lambda_cloud", "mlperf",
+                 "quotes_file", "user_runs"):
+        assert f"\n{name}  [" in "\n" + out
+    assert "runpod  [prices] live; key RUNPOD_API_KEY (set)" in out
+    assert "lambda_cloud  [prices] live; key LAMBDA_API_KEY (NOT set: skipped)" in out
+    assert "quotes_file  [prices] file-only (gpucalc ingest quotes --file PATH); no key" in out
+    # skypilot was loaded on 2026-03-01, long before today: stale, with its counts
+    assert "last good load 2026-03-01: 9 rows loaded, 2 rejected; STALE" in out
+    assert "stale = no successful load in the last 2 days" in out
+
+
+def test_sources_works_before_any_warehouse_exists(tmp_path):
+    result = gpucalc("sources", "--data-dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "skypilot  [prices] live; no key" in result.output
+    assert "last fetch never; last good load never" in result.output
+    assert "no warehouse at" in result.output
+    assert not (tmp_path / "warehouse.duckdb").exists()
+
+
+def test_unknown_names_are_refused_before_anything_runs(tmp_path):
+    result = gpucalc("run", "--sources", "skypilot,nope", "--data-dir", str(tmp_path))
+    assert result.exit_code == 2
+    assert "unknown source 'nope'" in result.output
+    result = gpucalc("run", "--sources", "quotes", "--data-dir", str(tmp_path))
+    assert result.exit_code == 2 and "file-only" in result.output
+    result = gpucalc("ingest", "nope", "--file", str(AWS), "--data-dir", str(tmp_path))
+    assert result.exit_code == 2 and "unknown source 'nope'" in result.output
+    assert not (tmp_path / "warehouse.duckdb").exists()
