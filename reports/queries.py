@@ -5,6 +5,11 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from sources.registry import live_sources as live_source_names
+from warehouse.observations import STALE_AFTER_DAYS, source_overview
+
+__all__ = ["STALE_AFTER_DAYS"]
+
 
 def run_summary(con: duckdb.DuckDBPyConnection, run_date) -> dict:
     row = con.execute(
@@ -103,17 +108,21 @@ def rejected(con, run_date) -> pl.DataFrame:
     ).pl()
 
 
-def source_status(con, run_date) -> pl.DataFrame:
-    return con.execute(
-        """with latest as (
-               select *, row_number() over (partition by source order by checked_at desc) as r
-               from source_status where run_date = ?)
-           select s.source, s.status, s.rows_loaded, s.rows_rejected, s.message,
-                  (select max(run_date) from source_status g
-                   where g.source = s.source and g.status = 'ok') as last_good
-           from latest s where r = 1 order by source""",
+def live_sources(con, run_date) -> pl.DataFrame:
+    """Every live source: tonight's status (or 'not fetched'), last good load, staleness."""
+    overview = source_overview(con, run_date)
+    tonight = con.execute(
+        "select source, arg_max(status, checked_at) as tonight, arg_max(message, checked_at) as message "
+        "from source_status where run_date = ? group by source",
         [run_date],
     ).pl()
+    names = pl.DataFrame({"source": live_source_names()})
+    return (
+        names.join(overview.select("source", "last_ok", "rows_loaded", "stale"), on="source", how="left")
+        .join(tonight, on="source", how="left")
+        .with_columns(pl.col("tonight").fill_null("not fetched"), pl.col("stale").fill_null(True))
+        .sort("source")
+    )
 
 
 def error_bands(con) -> pl.DataFrame:

@@ -145,22 +145,24 @@ def render(con: duckdb.DuckDBPyConnection, run_date: date) -> str:
             },
         )
     )
-    status = queries.source_status(con, run_date)
-    if status.height:
-        out.append("\nLive sources tonight (a failed source keeps its last good data and is marked stale):\n")
-        out.append(
-            table(
-                status,
-                {
-                    "source": ("source", None),
-                    "status": ("status", None),
-                    "rows_loaded": ("rows", None),
-                    "rows_rejected": ("rejected", None),
-                    "last_good": ("last good", None),
-                    "message": ("message", None),
-                },
-            )
+    status = queries.live_sources(con, run_date)
+    out.append(
+        f"\nLive sources (stale = no successful load in the last {queries.STALE_AFTER_DAYS} days; a source that "
+        "fails keeps its last good data):\n"
+    )
+    out.append(
+        table(
+            status,
+            {
+                "source": ("source", None),
+                "tonight": ("tonight", None),
+                "last_ok": ("last good", None),
+                "rows_loaded": ("rows then", None),
+                "stale": ("stale", lambda v: "stale" if v else "fresh"),
+                "message": ("message", None),
+            },
         )
+    )
     out.append("\n## Rejected rows\n")
     out.append(
         table(
