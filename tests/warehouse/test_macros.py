@@ -67,3 +67,12 @@ def test_ownership_cost_per_hour(con):
 def test_cost_per_million_tokens(con):
     # 10 USD/hour at 1000 tokens/s = 3.6M tokens/hour -> 2.78 USD per million
     assert scalar(con, "usd_per_mtok(10, 1000)") == pytest.approx(2.7777778)
+
+
+def test_declared_precision_normalisation(con):
+    assert scalar(con, "normalized_precision('NVFP4', 'fp8')") == "fp4"
+    assert scalar(con, "normalized_precision('fp4+fp8', 'fp8')") == "fp4"
+    assert scalar(con, "normalized_precision('fp8_e4m3', 'bf16')") == "fp8"
+    # a declared 16-bit format on a quantised MLPerf submission keeps the workload's dtype
+    assert scalar(con, "normalized_precision('fp16', 'fp8')") == "fp8"
+    assert scalar(con, "normalized_precision(null, 'bf16')") == "bf16"

@@ -21,8 +21,9 @@ create or replace macro effective_dtype(dtype, fp4_tflops, fp8_tflops) as
 -- FP8 declarations change what is modelled.
 create or replace macro normalized_precision(declared, workload_dtype) as
     case
-        when lower(declared) in ('fp4', 'nvfp4', 'mxfp4', 'int4', 'fp4_e2m1') then 'fp4'
-        when lower(declared) in ('fp8', 'fp8_e4m3', 'fp8_e5m2', 'int8', 'mxfp8') then 'fp8'
+        -- "nvfp4", "mxfp4", "fp4+fp8" (FP4 weights, FP8 attention): the GEMMs run in FP4
+        when regexp_matches(lower(declared), 'fp4|int4') then 'fp4'
+        when regexp_matches(lower(declared), 'fp8|int8') then 'fp8'
         else workload_dtype
     end;
 
