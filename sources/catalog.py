@@ -89,7 +89,8 @@ WORKLOAD: dict[str, pl.DataType] = {
     "scenario": pl.String,  # serving: Offline | Server | Interactive
     "ttft_ms": pl.Float64,  # serving: p99 time-to-first-token limit
     "tpot_ms": pl.Float64,  # serving: p99 time-per-output-token limit
-    "spec_accept_len": pl.Float64,  # serving with speculative decoding: accepted tokens/step
+    "spec_accept_len": pl.Float64,  # serving with speculative decoding: accepted tokens per step
+    "spec_draft_len": pl.Float64,  # ... and tokens drafted per step (the target verifies k + 1)
     # role pipelines (producer -> transfer -> consumer), e.g. DFlash drafter training
     "producer_gflop_per_token": pl.Float64,  # target forward per target token
     "transfer_bytes_per_token": pl.Float64,  # hidden states moved per target token

@@ -43,6 +43,17 @@ def test_pretraining_step_on_one_gpu(built):
     assert r["fits"]
 
 
+def test_lora_skips_frozen_weight_gradients_and_optimizer_state(built):
+    # FLOPs/token = 4 * 1e9 + 6e7 = 4.06e9 -> 8000 tokens x 4.06e9 / 5e14 = 0.06496 s
+    # memory traffic: 3 x 8 x 2 GB weights + 16 B x 0.5% trainable x 1e9 = 48.08 GB / 2 TB/s
+    r = row(built, "select * from topology_training where workload_id = 'toy-lora' "
+                   "and platform_id = 'toy-1' and recompute = 'selective'")
+    assert r["t_compute_s"] == pytest.approx(0.06496)
+    assert r["t_memory_s"] == pytest.approx(48.08e9 / 2e12)
+    # frozen bf16 weights 2 GB + optimizer for 0.5% trainable (12 B x 5e6) + activations 0.34 GB
+    assert r["mem_per_gpu_gb"] == pytest.approx(2 + 0.06 + 0.34)
+
+
 def test_pretraining_estimate_time_and_cost(built):
     est = row(built, "select * from topology_estimate where workload_id = 'toy-pretrain' and platform_id = 'toy-1'")
     tokens_per_s = 8000 / 0.09696

@@ -106,6 +106,17 @@ TOY = {
             source="hand-made",
         ),
         dict(
+            workload_id="toy-lora",
+            name="toy LoRA",
+            kind="finetune_lora",
+            model_id="toy-1b",
+            dtype="bf16",
+            total_tokens=8e9,
+            seq_len=1000,
+            global_batch_seqs=8,
+            source="hand-made",
+        ),
+        dict(
             workload_id="toy-server",
             name="toy serving",
             kind="serving",

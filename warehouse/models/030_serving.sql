@@ -23,7 +23,13 @@ sized as (
         g.tp * g.pp as replica_gpus,
         pw.dtype,
         w.scenario, w.input_len, w.output_len, w.ttft_ms, w.tpot_ms, w.total_tokens,
+        -- speculative decoding: the target verifies k + 1 tokens per sequence per step and
+        -- keeps accept_len of them; the drafter (consumer model) drafts the block in one pass
         coalesce(w.spec_accept_len, 1.0) as accept_len,
+        coalesce(w.spec_draft_len, 0) + 1 as verify_len,
+        case when w.spec_draft_len > 0
+             then coalesce(w.consumer_params_b, 0) * 1e9 + coalesce(w.consumer_vocab, w.vocab) * w.hidden
+             else 0 end as draft_params,
         w.params_total_b, w.params_active_b, w.layers, w.attn_layers, w.hidden, w.q_heads, w.head_dim,
         w.experts, w.experts_active, w.kv_dim_per_layer, w.state_mb_per_seq,
         p.gpu_id, p.gpus_per_node, p.scaleup_domain_gpus, p.memory_usable_gb, p.mem_bw_tbps, p.mem_eff,
@@ -45,17 +51,20 @@ sized as (
 timed as (
     select
         *,
-        (params_total_b * 1e9 * wbytes
+        ((params_total_b * 1e9 + draft_params) * wbytes
          + b * mean_ctx * kv_bytes_per_token(attn_layers, kv_dim_per_layer, kv_bytes)
          + b * state_mb_per_seq * 1e6) / replica_gpus / 1e9 as mem_per_gpu_gb,
         -- one decode step, op by op (each op its own roofline, then summed, modeling.md §2):
         -- the weight GEMMs read the weights the batch touches; attention reads every KV cache
-        2.0 * params_active_b * 1e9 * b * accept_len
+        2.0 * params_active_b * 1e9 * b * verify_len
             / (replica_gpus * peak_tflops * 1e12 * compute_eff) as t_gemm_compute_s,
         decode_weight_bytes(params_total_b, params_active_b, experts, experts_active, b, wbytes)
             / (replica_gpus * mem_bw_tbps * 1e12 * mem_eff) as t_gemm_memory_s,
-        4.0 * attn_layers * q_heads * head_dim * mean_ctx * b * accept_len
+        4.0 * attn_layers * q_heads * head_dim * mean_ctx * b * verify_len
             / (replica_gpus * peak_tflops * 1e12 * compute_eff) as t_attn_compute_s,
+        -- drafting: the drafter (and the target's LM head it shares) over the block
+        greatest(2.0 * draft_params * b * verify_len / (replica_gpus * peak_tflops * 1e12 * compute_eff),
+                 draft_params * wbytes / (replica_gpus * mem_bw_tbps * 1e12 * mem_eff)) as t_draft_s,
         (b * mean_ctx * kv_bytes_per_token(attn_layers, kv_dim_per_layer, kv_bytes) + b * state_mb_per_seq * 1e6)
             / (replica_gpus * mem_bw_tbps * 1e12 * mem_eff) as t_attn_memory_s,
         2.0 * layers * allreduce_s(b * hidden * 2.0, tp, tp_gbs, assume('collective_latency_s'))
@@ -73,10 +82,10 @@ stepped as (
         t_gemm_compute_s + t_attn_compute_s as t_decode_compute_s,
         t_gemm_memory_s + t_attn_memory_s as t_decode_memory_s,
         greatest(t_gemm_compute_s, t_gemm_memory_s) + greatest(t_attn_compute_s, t_attn_memory_s)
-            + t_decode_comm_s as t_decode_s,
+            + t_draft_s + t_decode_comm_s as t_decode_s,
         -- with continuous batching each step also carries the prefill of arriving requests
         greatest(t_gemm_compute_s, t_gemm_memory_s) + greatest(t_attn_compute_s, t_attn_memory_s)
-            + t_decode_comm_s + b * t_prefill_s / (output_len / accept_len) as t_step_s
+            + t_draft_s + t_decode_comm_s + b * t_prefill_s / (output_len / accept_len) as t_step_s
     from timed
 )
 select
@@ -91,11 +100,12 @@ select
     b * accept_len / t_step_s * (case when scenario = 'Offline' then 1.0 else assume('server_load_factor') end)
         as replica_tokens_per_s,
     case greatest(t_gemm_compute_s, t_gemm_memory_s, t_attn_compute_s, t_attn_memory_s, t_decode_comm_s,
-                  b * t_prefill_s / (output_len / accept_len))
+                  t_draft_s, b * t_prefill_s / (output_len / accept_len))
         when t_gemm_memory_s then 'memory bandwidth (weights)'
         when t_attn_memory_s then 'memory bandwidth (KV cache)'
         when t_gemm_compute_s then 'compute (decode)'
         when t_attn_compute_s then 'compute (attention)'
+        when t_draft_s then 'drafting'
         when t_decode_comm_s then (case when pp > 1 and replica_gpus > gpus_per_node then 'network communication'
                                         else 'scale-up communication' end)
         else 'compute (prefill)' end as bottleneck

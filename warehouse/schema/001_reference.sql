@@ -99,6 +99,8 @@ create table if not exists model_request (
     precision varchar
 );
 
+alter table workload add column if not exists spec_draft_len double;  -- speculative decoding: k drafted
+
 create table if not exists gpu_alias (
     alias varchar,             -- a spelling some source uses; matched on lower(trim(alias))
     gpu_id varchar,

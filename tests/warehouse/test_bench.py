@@ -1,0 +1,36 @@
+"""`gpucalc bench`: a synthetic warehouse scaled to about N estimate rows, recomputed for real."""
+
+import json
+
+from typer.testing import CliRunner
+
+from flows.cli import app
+from warehouse.bench import run_bench
+
+
+def test_bench_produces_about_the_rows_asked_for_and_reports_rates(tmp_path):
+    figures = run_bench(20_000, workdir=tmp_path)
+    assert isinstance(figures, dict)
+    assert figures["rows"] == figures["counts"]["estimate"]
+    # the count is predicted from a recompute of the unscaled warehouse, quote by quote
+    assert abs(figures["rows"] - 20_000) <= 0.05 * 20_000
+    assert figures["rows"] == figures["predicted_rows"]
+    assert figures["rows"] > figures["base_rows"]
+    assert figures["seconds"] > 0
+    assert figures["rows_per_s"] > 0
+    assert figures["peak_rss_mb"] > 0
+    assert figures["threads"] >= 1
+    assert figures["memory_limit"]
+    assert list(tmp_path.iterdir()) == []  # the temporary warehouse is gone
+
+
+def test_bench_command_multiplies_platforms_and_workloads_and_applies_settings(tmp_path):
+    args = "bench --estimates 5000 --platform-copies 2 --workload-copies 2 --threads 1 --memory-limit 1GB"
+    result = CliRunner().invoke(app, [*args.split(), "--in-memory", "--workdir", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["platform_copies"] == 2 and figures["workload_copies"] == 2
+    assert figures["threads"] == 1
+    assert figures["database"] == "memory"
+    assert abs(figures["rows"] - 5000) <= 0.05 * 5000
+    assert figures["rows_per_s"] > 0
