@@ -7,8 +7,7 @@ import polars as pl
 import pytest
 
 from sources.base import Parsed
-from sources.contracts import BENCHMARK_RESULT, conform
-from tests.warehouse.toy_catalog import toy_catalog
+from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
 from warehouse.load import RunContext, load_benchmarks
 from warehouse.rebuild import rebuild_estimates
 from warehouse.reference_load import load_reference
@@ -47,25 +46,8 @@ def calibrated(con):
         "select tokens_per_s from topology_estimate where workload_id = 'toy-offline' and platform_id = 'toy-1'"
     ).fetchone()[0]
     # one measurement: toy-offline on one TOY ran at twice what the model says
-    row = dict(
-        suite="user_run",
-        benchmark="toy-offline",
-        workload_id="toy-offline",
-        scenario="Offline",
-        system="one toy",
-        gpu_name="TOY",
-        gpu_count=1,
-        nodes=1,
-        metric="tokens_per_s",
-        value=2 * model,
-        unit="tokens/s",
-        measured_at=date(2026, 11, 1),
-        source="test",
-        source_ref="runs.csv",
-        source_row=1,
-    )
-    frame = conform(pl.DataFrame([row], schema={k: BENCHMARK_RESULT[k] for k in row}), BENCHMARK_RESULT)
-    load_benchmarks(con, "test", Parsed(frame), RUN)
+    row = benchmark(benchmark="toy-offline", workload_id="toy-offline", scenario="Offline", value=2 * model)
+    load_benchmarks(con, "test", Parsed(benchmark_frame([row])), RUN)
     rebuild_estimates(con, "after", RUN.run_date)
     return con
 

@@ -7,8 +7,8 @@ import polars as pl
 import pytest
 
 from sources.base import Parsed, Reject
-from sources.contracts import BENCHMARK_RESULT, PRICE_QUOTE, conform
-from tests.warehouse.toy_catalog import toy_catalog
+from sources.contracts import PRICE_QUOTE, conform
+from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
 from warehouse.load import RunContext, load_benchmarks, load_prices, record_source_failure
 from warehouse.reference_load import load_reference
 
@@ -103,28 +103,6 @@ def test_a_later_day_keeps_the_earlier_observation(warehouse):
     assert history == [(date(2026, 11, 28), 2.0), (date(2026, 11, 29), 3.0)]
 
 
-def benchmark(**overrides):
-    row = dict(
-        suite="user_run",
-        benchmark="toy-pretrain",
-        workload_id="toy-pretrain",
-        scenario="training",
-        system="one toy",
-        gpu_name="TOY",
-        gpu_count=1,
-        nodes=1,
-        metric="tokens_per_s",
-        value=8000.0,
-        unit="tokens/s",
-        measured_at=date(2026, 11, 1),
-        source="test",
-        source_ref="runs.csv",
-        source_row=1,
-    )
-    row.update(overrides)
-    return row
-
-
 def test_bad_benchmark_rows_are_rejected(warehouse):
     rows = [
         benchmark(source_row=1),
@@ -134,8 +112,7 @@ def test_bad_benchmark_rows_are_rejected(warehouse):
         benchmark(source_row=5, system="later", measured_at=date(2030, 1, 1)),
         benchmark(source_row=6, system="what", metric="vibes"),
     ]
-    frame = conform(pl.DataFrame(rows, schema={k: BENCHMARK_RESULT[k] for k in rows[0]}), BENCHMARK_RESULT)
-    result = load_benchmarks(warehouse, "test", Parsed(frame), RUN)
+    result = load_benchmarks(warehouse, "test", Parsed(benchmark_frame(rows)), RUN)
     assert (result.loaded, result.rejected) == (1, 5)
     assert [(r[0], r[1]) for r in rejects(warehouse, "benchmark_result")] == [
         (2, "value_positive"),

@@ -7,6 +7,7 @@ from datetime import date
 import polars as pl
 
 from sources.catalog import FILES
+from sources.contracts import BENCHMARK_RESULT, conform
 
 TOY = {
     "gpu": [
@@ -188,3 +189,31 @@ TOY = {
 
 def toy_catalog() -> dict[str, pl.DataFrame]:
     return {name: pl.DataFrame(TOY.get(name, []), schema=schema) for name, (_, schema) in FILES.items()}
+
+
+def benchmark(**overrides) -> dict:
+    """A measured toy run; keyword arguments change any field."""
+    row = dict(
+        suite="user_run",
+        benchmark="toy-pretrain",
+        workload_id="toy-pretrain",
+        scenario="training",
+        system="one toy",
+        gpu_name="TOY",
+        gpu_count=1,
+        nodes=1,
+        metric="tokens_per_s",
+        value=8000.0,
+        unit="tokens/s",
+        measured_at=date(2026, 11, 1),
+        source="test",
+        source_ref="runs.csv",
+        source_row=1,
+    )
+    row.update(overrides)
+    return row
+
+
+def benchmark_frame(rows: list[dict]) -> pl.DataFrame:
+    """Benchmark rows as a source would hand them over."""
+    return conform(pl.DataFrame(rows, schema={k: BENCHMARK_RESULT[k] for k in rows[0]}), BENCHMARK_RESULT)
