@@ -16,6 +16,13 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
             "create or replace table run_context as select ?::varchar as run_id, ?::date as run_date",
             [run_id, run_date],
         )
+        # Working tables that the models now define as views: drop the tables an older run left.
+        for (name,) in con.execute(
+            """select table_name from duckdb_tables()
+               where database_name = current_database() and schema_name = 'main'
+                 and table_name in ('estimate', 'serving_batch', 'topology_training', 'topology_candidate')"""
+        ).fetchall():
+            con.execute(f"drop table {name}")
         for name, sql in model_files():
             try:
                 con.execute(sql)

@@ -2,7 +2,7 @@
 -- split x recompute policy, with per-step compute, memory and communication time.
 -- Step = global_batch_seqs sequences of seq_len tokens; micro-batch of one sequence.
 
-create or replace table topology_training as
+create or replace view topology_training as
 with layouts as (
     select
         w.workload_id, p.platform_id, o.n, tp.tp, pp.pp, o.n // (tp.tp * pp.pp) as dp, r.recompute

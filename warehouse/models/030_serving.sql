@@ -2,7 +2,7 @@
 -- timed separately; the batch is the largest that fits memory and meets the scenario's
 -- TTFT/TPOT limits, and a whole system is filled with replicas.
 
-create or replace table serving_batch as
+create or replace view serving_batch as
 with grid as (
     select
         w.workload_id, p.platform_id, tp.tp, pp.pp, b.b

@@ -1,7 +1,7 @@
 -- Every kind of workload in one shape, at the default efficiencies (before calibration):
 -- per workload x platform x GPU count, the best layout that fits, or the refusal.
 
-create or replace table topology_candidate as
+create or replace view topology_candidate as
 select workload_id, platform_id, gpu_id, kind, dtype, n_gpus, nodes, layout, scaleup_group, run_dtype,
        tp, pp, dp, null::integer as batch, null::integer as producers, null::integer as consumers,
        t_compute_s, t_memory_s, t_comm_s, t_step_s, bottleneck, mem_per_gpu_gb, mem_capacity_gb, fits,

@@ -6,6 +6,7 @@ select
     (select run_id from run_context) as run_id,
     (select run_date from run_context) as run_date,
     t.workload_id, t.platform_id, t.gpu_id, t.kind, t.dtype, t.n_gpus, t.nodes, t.layout, t.scaleup_group,
+    p.scaleup_domain_gpus,
     t.run_dtype, t.tp, t.pp, t.dp, t.batch, t.producers, t.consumers,
     t.t_compute_s, t.t_memory_s, t.t_comm_s, t.t_step_s,
     t.bottleneck, t.mem_per_gpu_gb, t.mem_capacity_gb, t.fits, t.refusal,
@@ -30,6 +31,7 @@ select
     t.total_tokens
 from topology_raw t
 join workload w on w.workload_id = t.workload_id and w.dtype = t.dtype  -- estimates: the workload's own dtype
+join platform_spec p on p.platform_id = t.platform_id
 join calibration_choice c
   on c.workload_id = t.workload_id and c.platform_id = t.platform_id and c.gpu_id = t.gpu_id
 left join error_band b on b.confidence = c.confidence and b.kind = t.kind;

@@ -3,7 +3,7 @@
 -- except in rack-scale NVLink domains (NVL72) where trays of one rack are rented together.
 -- You pay for whole instances: ceil(GPUs / GPUs per instance) of them.
 
-create or replace table estimate as
+create or replace view estimate as
 select
     t.run_id, t.run_date,
     t.workload_id, t.platform_id, t.gpu_id, t.kind, t.n_gpus, t.nodes, t.layout, t.run_dtype,
@@ -19,10 +19,9 @@ select
     t.confidence, t.calibration_basis, t.calibration_factor, t.error_p50, t.error_p90,
     q.observed_at as price_observed_at, q.source as price_source, q.source_ref as price_source_ref
 from topology_estimate t
-join platform p using (platform_id)
 join price_option q
   on q.gpu = t.gpu_id
  and (q.platform_id is null or q.platform_id = t.platform_id)
  and (q.gpus_per_instance >= least(t.scaleup_group, t.n_gpus)
-      or (p.scaleup_domain_gpus > 8 and q.gpus_per_instance >= 1))
+      or (t.scaleup_domain_gpus > 8 and q.gpus_per_instance >= 1))
 where t.fits and t.tokens_per_s > 0;
