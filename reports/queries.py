@@ -24,7 +24,8 @@ def run_summary(con: duckdb.DuckDBPyConnection, run_date) -> dict:
 
 def workloads(con) -> pl.DataFrame:
     return con.execute(
-        "select workload_id, name, kind, token_unit, total_tokens from workload order by kind, workload_id"
+        """select workload_id, name, kind, token_unit, total_tokens from workload
+           order by case kind when 'role_pipeline' then 0 when 'serving' then 1 else 2 end, workload_id"""
     ).pl()
 
 

@@ -58,7 +58,9 @@ timed as (
         -- the weight GEMMs read the weights the batch touches; attention reads every KV cache
         2.0 * params_active_b * 1e9 * b * verify_len
             / (replica_gpus * peak_tflops * 1e12 * compute_eff) as t_gemm_compute_s,
-        decode_weight_bytes(params_total_b, params_active_b, experts, experts_active, b, wbytes)
+        -- with pp stages the batch moves as pp micro-batches and every stage streams its
+        -- weights once per micro-batch: pipeline parallelism buys memory, not bandwidth
+        pp * decode_weight_bytes(params_total_b, params_active_b, experts, experts_active, b / pp, wbytes)
             / (replica_gpus * mem_bw_tbps * 1e12 * mem_eff) as t_gemm_memory_s,
         4.0 * attn_layers * q_heads * head_dim * mean_ctx * b * verify_len
             / (replica_gpus * peak_tflops * 1e12 * compute_eff) as t_attn_compute_s,

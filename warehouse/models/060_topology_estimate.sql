@@ -34,4 +34,6 @@ join workload w on w.workload_id = t.workload_id and w.dtype = t.dtype  -- estim
 join platform_spec p on p.platform_id = t.platform_id
 join calibration_choice c
   on c.workload_id = t.workload_id and c.platform_id = t.platform_id and c.gpu_id = t.gpu_id
-left join error_band b on b.confidence = c.confidence and b.kind = t.kind;
+left join error_band b on b.confidence = c.confidence and b.kind = t.kind
+-- GPU counts beyond what a platform scales to are modelled only to compare with benchmarks
+where t.n_gpus <= p.gpus_per_node * p.max_nodes;
