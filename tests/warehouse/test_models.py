@@ -32,7 +32,7 @@ def test_pretraining_step_on_one_gpu(built):
     r = row(
         built,
         "select * from topology_training where workload_id = 'toy-pretrain' "
-        "and platform_id = 'toy-1' and recompute = 'selective'",
+        "and platform_id = 'toy-1' and recompute = 'selective' and sharding = 'zero1'",
     )
     assert r["t_compute_s"] == pytest.approx(0.09696)
     assert r["t_memory_s"] == pytest.approx(0.032)
@@ -47,11 +47,27 @@ def test_lora_skips_frozen_weight_gradients_and_optimizer_state(built):
     # FLOPs/token = 4 * 1e9 + 6e7 = 4.06e9 -> 8000 tokens x 4.06e9 / 5e14 = 0.06496 s
     # memory traffic: 3 x 8 x 2 GB weights + 16 B x 0.5% trainable x 1e9 = 48.08 GB / 2 TB/s
     r = row(built, "select * from topology_training where workload_id = 'toy-lora' "
-                   "and platform_id = 'toy-1' and recompute = 'selective'")
+                   "and platform_id = 'toy-1' and recompute = 'selective' and sharding = 'zero1'")
     assert r["t_compute_s"] == pytest.approx(0.06496)
     assert r["t_memory_s"] == pytest.approx(48.08e9 / 2e12)
     # frozen bf16 weights 2 GB + optimizer for 0.5% trainable (12 B x 5e6) + activations 0.34 GB
     assert r["mem_per_gpu_gb"] == pytest.approx(2 + 0.06 + 0.34)
+
+
+def test_fsdp_shards_everything_and_gathers_the_weights(built):
+    # 4 GPUs, dp 4 over PCIe through the host (64 GB/s both ways -> 32 GB/s, link efficiency 1)
+    r = row(built, "select * from topology_training where workload_id = 'toy-pretrain' and platform_id = "
+                   "'toy-ws-4' and n_gpus = 4 and tp = 1 and pp = 1 and recompute = 'selective' and sharding = 'fsdp'")
+    # weights+grads 4 GB / 4 + two gathered layers 2 x 0.1B x 2 B + optimizer 12 GB / 4 + activations 0.34 GB
+    assert r["mem_per_gpu_gb"] == pytest.approx(1 + 0.4 + 3 + 0.34)
+    # all-gather 2 GB of weights twice and reduce-scatter 2 GB of grads: 3 x 3/4 x 2e9 / 32e9 s
+    gathers = 3 * 0.75 * 2e9 / 32e9
+    zero1 = row(built, "select * from topology_training where workload_id = 'toy-pretrain' and platform_id = "
+                       "'toy-ws-4' and n_gpus = 4 and tp = 1 and pp = 1 and recompute = 'selective' "
+                       "and sharding = 'zero1'")
+    compute = 8000 * 6.06e9 / (4 * 1000e12 * 0.5)  # 0.02424 s; half the backward hides comm
+    assert r["t_comm_s"] == pytest.approx(gathers - 0.5 * compute)
+    assert zero1["mem_per_gpu_gb"] == pytest.approx(4 + 3 + 0.34)
 
 
 def test_pretraining_estimate_time_and_cost(built):

@@ -1,17 +1,20 @@
 -- Training (pretraining, full and LoRA fine-tuning): every GPU count x tensor/pipeline/data
--- split x recompute policy, with per-step compute, memory and communication time.
+-- split x recompute policy x data-parallel sharding (ZeRO-1, or FSDP/ZeRO-3), with per-step
+-- compute, memory and communication time.
 -- Step = global_batch_seqs sequences of seq_len tokens; micro-batch of one sequence.
 
 create or replace view topology_training as
 with layouts as (
     select
-        w.workload_id, p.platform_id, o.n, tp.tp, pp.pp, o.n // (tp.tp * pp.pp) as dp, r.recompute
+        w.workload_id, p.platform_id, o.n, tp.tp, pp.pp, o.n // (tp.tp * pp.pp) as dp, r.recompute,
+        sh.sharding
     from workload_spec w
     cross join platform_spec p
     join gpu_count_option o on o.platform_id = p.platform_id
     cross join (values (1), (2), (4), (8)) tp(tp)
     cross join (values (1), (2), (4), (8), (16)) pp(pp)
     cross join (values ('selective'), ('full')) r(recompute)
+    cross join (values ('zero1'), ('fsdp')) sh(sharding)
     where w.kind in ('pretrain', 'finetune_lora', 'finetune_full')
       and tp.tp <= least(p.scaleup_domain_gpus, o.n)
       and pp.pp <= w.layers
@@ -63,13 +66,21 @@ timed as (
         -- pipeline: activations cross each stage boundary forward and backward
         case when pp > 1 then 2.0 * micro_batches * seq_len * hidden * 2.0 / (pp_gbs * 1e9) else 0 end
             as t_pp_s,
-        -- data parallel: all-reduce of the trainable gradients (bf16)
-        allreduce_s(trainable_share * params_total_b * 1e9 * 2.0 / (tp * pp), dp, dp_gbs,
-                    assume('network_latency_s')) as t_dp_s,
+        -- data parallel. ZeRO-1: all-reduce of the trainable gradients (bf16). FSDP: all-gather
+        -- the weights for forward and again for backward, reduce-scatter the gradients
+        case when sharding = 'fsdp'
+             then 2.0 * allgather_s(params_total_b * 1e9 * dtype_bytes(run_dtype) / (tp * pp), dp, dp_gbs)
+                  + allgather_s(trainable_share * params_total_b * 1e9 * 2.0 / (tp * pp), dp, dp_gbs)
+             else allreduce_s(trainable_share * params_total_b * 1e9 * 2.0 / (tp * pp), dp, dp_gbs,
+                              assume('network_latency_s')) end as t_dp_s,
         pipeline_bubble(pp, micro_batches) as bubble,
-        -- memory per GPU: weights (+ grads + ZeRO-1 sharded optimizer when training them all)
+        -- memory per GPU. ZeRO-1: weights (+ bf16 grads when training them all) whole, the 12 B
+        -- of optimizer state per trained parameter sharded over dp. FSDP: everything sharded
+        -- over dp, plus two layers' weights gathered at a time.
         (params_total_b * 1e9 / (tp * pp)
             * (case when kind = 'finetune_lora' then dtype_bytes(run_dtype) else 4.0 end)
+            / (case when sharding = 'fsdp' then dp else 1 end)
+         + case when sharding = 'fsdp' then 2.0 * params_total_b * 1e9 / layers * 2.0 / tp else 0 end
          + 12.0 * trainable_share * params_total_b * 1e9 / (tp * pp * dp)
          + case when recompute = 'full' then 2.0 * seq_len * hidden * (layers / pp)
                 else 34.0 * seq_len * hidden * (layers / pp) / tp end
@@ -87,8 +98,9 @@ stepped as (
 select
     workload_id, platform_id, gpu_id, kind, dtype, n as n_gpus,
     cast(ceil(n / gpus_per_node) as integer) as nodes,
-    tp, pp, dp, recompute,
-    'tp' || tp || ' pp' || pp || ' dp' || dp || ' ' || recompute || ' recompute' as layout,
+    tp, pp, dp, recompute, sharding,
+    'tp' || tp || ' pp' || pp || ' dp' || dp || ' ' || recompute || ' recompute'
+        || case when sharding = 'fsdp' then ' fsdp' else '' end as layout,
     tp as scaleup_group,
     run_dtype, compute_eff,
     t_compute_s, t_memory_s, t_tp_s + t_pp_s + t_dp_exposed_s as t_comm_s,
