@@ -25,6 +25,9 @@ def whatif(
     units_per_token: Annotated[
         float | None, typer.Option(help="Role pipelines: consumer units (draft positions) per target token.")
     ] = None,
+    dtype: Annotated[
+        str | None, typer.Option(help="Run the candidates in fp4 | fp8 | bf16 (a measured baseline keeps its own).")
+    ] = None,
     data_dir: DataDir = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
 ) -> None:
@@ -47,6 +50,7 @@ def whatif(
             measured_days=measured_days,
             units_per_token=units_per_token,
             candidate_price=Price.parse(price) if price else None,
+            dtype=dtype,
             run_date=today(),
         )
     except WhatIfError as exc:

@@ -14,7 +14,7 @@ def _side(side: SideResult) -> list[str]:
         rate += f" (range {side.tokens_low:,.0f}-{side.tokens_high:,.0f})"
     basis = side.basis if side.basis.startswith(side.confidence) else f"{side.confidence}: {side.basis}"
     lines = [
-        f"{side.label}: {side.n_gpus}x {side.platform_id} [{side.gpu_id}], {side.layout}",
+        f"{side.label}: {side.n_gpus}x {side.platform_id} [{side.gpu_id}, {side.dtype}], {side.layout}",
         f"  throughput  {rate}; {basis}",
         f"  bottleneck  {side.bottleneck}",
         f"  time        {fmt_hours(side.time_h)}   GPU-hours {side.gpu_hours:,.0f}   cost {cost}",

@@ -92,6 +92,7 @@ class SideResult:
     basis: str
     measured: bool = False
     scaleup_group: int = 1
+    dtype: str = ""
     stages: dict[str, float] = field(default_factory=dict)
     splits: list[tuple[str, float, str]] = field(default_factory=list)
 
@@ -118,12 +119,15 @@ def prepare(
     candidates: list[SideSpec],
     units_per_token: float | None,
     run_date: date,
+    dtype: str | None = None,
 ) -> dict:
     """Load the question into the scratch warehouse and rebuild the models."""
     workload = _one(con, "select * from workload where workload_id = ?", [workload_id])
     if workload is None:
         known = ", ".join(r[0] for r in con.execute("select workload_id from workload order by 1").fetchall())
         raise WhatIfError(f"unknown workload {workload_id!r}; known: {known}")
+    if dtype is not None and dtype not in ("fp4", "fp8", "bf16"):
+        raise WhatIfError(f"dtype {dtype!r}: use fp4, fp8 or bf16")
     if units_per_token is not None:
         con.execute("update workload set units_per_token = ? where workload_id = ?", [units_per_token, workload_id])
     if measured_tokens_per_s and measured_days:
@@ -136,9 +140,11 @@ def prepare(
     base_n = baseline.n_gpus or base_platform["gpus_per_node"]
     for spec in [baseline, *candidates]:
         platform = _platform(con, spec)
+        # candidates in the asked dtype; the baseline in the one it was measured in
+        wanted = dtype if dtype and spec is not baseline else workload["dtype"]
         con.execute(
-            "insert into model_request values (?, ?, ?, null)",
-            [workload_id, platform["gpu_id"], spec.n_gpus or platform["gpus_per_node"]],
+            "insert into model_request values (?, ?, ?, ?)",
+            [workload_id, platform["gpu_id"], spec.n_gpus or platform["gpus_per_node"], f"exact:{wanted}"],
         )
     if measured_tokens_per_s is None and measured_days is not None:
         measured_tokens_per_s = workload["total_tokens"] / (measured_days * 86400)
@@ -163,24 +169,26 @@ def prepare(
                 run_date,
             ],
         )
+        # the measurement ran in the workload's own dtype, whatever the candidates run in
+        con.execute("update benchmark_result set precision = ? where source = 'whatif'", [workload["dtype"]])
     rebuild_estimates(con, "whatif", run_date)
-    return {"measured_tokens_per_s": measured_tokens_per_s, "workload": workload}
+    return {"measured_tokens_per_s": measured_tokens_per_s, "workload": workload, "baseline_dtype": workload["dtype"]}
 
 
-def _topology(con, workload_id: str, platform_id: str, n: int, split: str | None) -> dict:
+def _topology(con, workload_id: str, platform_id: str, n: int, split: str | None, dtype: str) -> dict:
     """The side's layout: the given role split, else the best one at that GPU count."""
     row = _one(
         con,
         """select t.*, coalesce(r.producer_rate, 0) as producer_rate, coalesce(r.transfer_rate, 0) as transfer_rate,
                   coalesce(r.consumer_rate, 0) as consumer_rate
            from topology_candidate t
-           join workload w on w.workload_id = t.workload_id and w.dtype = t.dtype
+           join workload w on w.workload_id = t.workload_id and t.dtype = ?
            left join topology_role r on r.workload_id = t.workload_id and r.platform_id = t.platform_id
                 and r.dtype = t.dtype and r.n_gpus = t.n_gpus and r.producers = t.producers
            where t.workload_id = ? and t.platform_id = ? and t.n_gpus = ?
              and (? is null or t.producers || '+' || t.consumers = ?)
            order by t.fits desc, t.tokens_per_s desc limit 1""",
-        [workload_id, platform_id, n, split, split],
+        [dtype, workload_id, platform_id, n, split, split],
     )
     if row is None:
         raise WhatIfError(
@@ -191,10 +199,14 @@ def _topology(con, workload_id: str, platform_id: str, n: int, split: str | None
     return row
 
 
-def evaluate_side(con, label: str, workload: dict, spec: SideSpec, measured: float | None) -> SideResult:
+def evaluate_side(
+    con, label: str, workload: dict, spec: SideSpec, measured: float | None, dtype: str | None = None
+) -> SideResult:
+    """One side at `dtype` (default: the workload's; a measured baseline keeps the one it ran in)."""
+    dtype = dtype or workload["dtype"]
     platform = _platform(con, spec)
     n = spec.n_gpus or platform["gpus_per_node"]
-    topo = _topology(con, workload["workload_id"], spec.platform_id, n, spec.split)
+    topo = _topology(con, workload["workload_id"], spec.platform_id, n, spec.split, dtype)
     calib = _one(
         con,
         "select * from calibration_choice where workload_id = ? and platform_id = ?",
@@ -215,10 +227,9 @@ def evaluate_side(con, label: str, workload: dict, spec: SideSpec, measured: flo
             (r[0], r[1] * calib["factor"], r[2])
             for r in con.execute(
                 """select producers || '+' || consumers, tokens_per_s, bottleneck from topology_role r
-                   join workload w on w.workload_id = r.workload_id and w.dtype = r.dtype
-                   where r.workload_id = ? and platform_id = ? and n_gpus = ? and fits
+                   where r.workload_id = ? and platform_id = ? and n_gpus = ? and fits and r.dtype = ?
                    order by tokens_per_s desc""",
-                [workload["workload_id"], spec.platform_id, n],
+                [workload["workload_id"], spec.platform_id, n, dtype],
             ).fetchall()
         ]
     return SideResult(
@@ -240,6 +251,7 @@ def evaluate_side(con, label: str, workload: dict, spec: SideSpec, measured: flo
         basis="your measurement" if measured else calib["basis"],
         measured=bool(measured),
         scaleup_group=topo["scaleup_group"],
+        dtype=topo["run_dtype"],
         stages={k: topo[k] * calib["factor"] for k in ("producer_rate", "transfer_rate", "consumer_rate") if topo[k]},
         splits=splits,
     )

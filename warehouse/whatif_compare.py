@@ -64,21 +64,24 @@ def answer(
     measured_days: float | None = None,
     units_per_token: float | None = None,
     candidate_price: Price | None = None,
+    dtype: str | None = None,
     run_date: date,
 ) -> Answer:
     if not candidates:
         raise WhatIfError("name at least one --candidate")
     context = prepare(
-        con, workload_id, baseline, measured_tokens_per_s, measured_days, candidates, units_per_token, run_date
+        con, workload_id, baseline, measured_tokens_per_s, measured_days, candidates, units_per_token, run_date, dtype
     )
     workload = con.execute("select * from workload where workload_id = ?", [workload_id]).pl().to_dicts()[0]
     nodes = dict(con.execute("select platform_id, gpus_per_node from platform").fetchall())
-    base = evaluate_side(con, "baseline", workload, baseline, context["measured_tokens_per_s"])
+    base = evaluate_side(
+        con, "baseline", workload, baseline, context["measured_tokens_per_s"], context["baseline_dtype"]
+    )
     price_side(con, base, baseline.price, None, nodes[base.platform_id], base.scaleup_group)
     base_gpu_hour = base.usd_per_hour / base.n_gpus if base.usd_per_hour else None
     comparisons = []
     for index, spec in enumerate(candidates, start=1):
-        side = evaluate_side(con, f"candidate {index}", workload, spec, None)
+        side = evaluate_side(con, f"candidate {index}", workload, spec, None, dtype)
         price_side(con, side, spec.price or candidate_price, base_gpu_hour, nodes[side.platform_id], side.scaleup_group)
         comparisons.append(_compare(base, side))
     return Answer(workload, base, comparisons, assumptions(con, workload, base, comparisons))

@@ -68,3 +68,20 @@ def test_bad_inputs_say_what_is_wrong():
             [SideSpec.parse("hgx-b900-8:4")],
             run_date=today(),
         )
+
+
+def test_candidates_can_run_in_another_dtype_while_the_baseline_keeps_its_own():
+    fp8 = answer(
+        scratch_copy(None),
+        "dflash-qwen36-27b",
+        SideSpec.parse("ws-rtxpro6000-4:4/3+1"),
+        [SideSpec.parse("hgx-b200-8:4/3+1@3.4x")],
+        measured_tokens_per_s=14_800,
+        dtype="fp8",
+        run_date=today(),
+    )
+    assert fp8.baseline.dtype == "bf16" and fp8.baseline.tokens_per_s == 14_800
+    candidate = fp8.comparisons[0].candidate
+    assert candidate.dtype == "fp8"
+    # B200 FP8: 3 x 4500e12 x 0.48 serving GEMM eff x 0.62 / 48.8e9, calibrated like the BF16 run
+    assert candidate.tokens_per_s == pytest.approx(3 * 4500e12 * 0.48 * 0.62 / 48.8e9 * 14_800 / WS_3_PLUS_1, rel=1e-3)

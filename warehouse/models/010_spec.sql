@@ -61,7 +61,10 @@ union
 select b.workload_id, normalized_precision(b.precision, w.dtype)
 from benchmark_result b join workload w using (workload_id)
 union
-select r.workload_id, normalized_precision(r.precision, w.dtype)
+select r.workload_id,
+       -- 'exact:fp8' asks for that format as is (whatif --dtype), not as a declared one
+       case when r.precision like 'exact:%' then substr(r.precision, 7)
+            else normalized_precision(r.precision, w.dtype) end
 from model_request r join workload w using (workload_id);
 
 -- Per platform x workload x precision: the dtype that actually runs (a GPU without FP4/FP8
