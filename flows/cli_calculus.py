@@ -37,8 +37,8 @@ def whatif(
 
     from reports.whatif_text import render
     from warehouse.scratch import scratch_copy, today
-    from warehouse.whatif import Price, SideSpec, WhatIfError
     from warehouse.whatif_compare import answer
+    from warehouse.whatif_inputs import Price, SideSpec, WhatIfError
 
     try:
         result = answer(

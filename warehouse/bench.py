@@ -27,34 +27,16 @@ bundled data validates clean, and the bench measures the recompute, not the load
 
 from __future__ import annotations
 
-import math
 import os
 import resource
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 
 import duckdb
-import polars as pl
 
-SYNTHETIC = "~"  # separator of synthetic ids: "<real id>~<copy>"
-QUOTE_KEY = ("source", "provider", "region", "zone", "instance_type", "pricing")
-BENCH_DATE = date(2026, 11, 29)
-
-
-@dataclass(frozen=True)
-class Plan:
-    """How the base warehouse is multiplied, and the estimate rows that will give."""
-
-    workload_copies: int
-    platform_copies: int
-    quote_copies: int  # copies of the snapshot with at least one quote present (1 = originals)
-    quotes: int  # market quotes in the scaled warehouse
-    base_rows: int  # estimate rows of the unscaled warehouse
-    predicted_rows: int
+from warehouse.bench_scale import BENCH_DATE, Plan, load_base, plan_scale, scale
 
 
 def run_bench(
@@ -86,9 +68,9 @@ def run_bench(
         con = _connect(location, tmp, threads, memory_limit, settings)
         try:
             setup_started = time.perf_counter()
-            _load_base(con)
+            load_base(con)
             plan = plan_scale(con, estimates, workload_copies, platform_copies)
-            _scale(con, plan)
+            scale(con, plan)
             con.execute("checkpoint")
             setup_s = time.perf_counter() - setup_started
             figures = _measure_rebuild(con)
@@ -115,144 +97,6 @@ def _connect(location, tmp, threads, memory_limit, settings) -> duckdb.DuckDBPyC
     for name, value in (settings or {}).items():
         con.execute(f"set {name} = ?", [value])
     return con
-
-
-def _load_base(con: duckdb.DuckDBPyConnection) -> None:
-    """The bundled catalog, benchmark results and price snapshot, as the nightly run has them."""
-    from sources import bundled
-    from sources.catalog import load_catalog
-    from warehouse.load import alias_map, resolve_gpu
-
-    for table, frame in load_catalog().items():
-        _insert(con, table, frame)
-    aliases = alias_map(con)
-    benchmarks = resolve_gpu(bundled.load_benchmark_results().rows, aliases).filter(pl.col("gpu").is_not_null())
-    _insert(con, "benchmark_result", benchmarks.with_columns(pl.lit("bench").alias("run_id")))
-    prices = resolve_gpu(bundled.load_price_snapshot().rows, aliases).filter(pl.col("gpu").is_not_null())
-    prices = prices.with_columns(
-        (pl.col("usd_per_instance_hour") / pl.col("gpus_per_instance")).alias("usd_per_gpu_hour"),
-        pl.lit("bench").alias("run_id"),
-    )
-    _insert(con, "price_quote", prices)
-
-
-def _insert(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
-    columns = {row[0] for row in con.execute(f"describe {table}").fetchall()}
-    staged = frame.select([c for c in frame.columns if c in columns])
-    con.register("bench_rows", staged.to_arrow())
-    con.execute(f"insert into {table} by name select * from bench_rows")
-    con.unregister("bench_rows")
-
-
-def plan_scale(
-    con: duckdb.DuckDBPyConnection,
-    estimates: int,
-    workload_copies: int | None = None,
-    platform_copies: int | None = None,
-) -> Plan:
-    """Rebuild the unscaled warehouse once and decide the copies that give ~`estimates` rows.
-
-    Leaves `bench_quote_plan` (quote key, copy, rows it adds) for `_scale`.
-    """
-    from warehouse.rebuild import rebuild_estimates
-
-    rebuild_estimates(con, "bench-base", BENCH_DATE)
-    base = con.execute("select count(*) from estimate").fetchone()[0]
-    if base == 0:
-        raise RuntimeError("the unscaled warehouse produces no estimate rows: nothing to multiply")
-    key = ", ".join(QUOTE_KEY)
-    quote_order = ", ".join(f"q.{c}" for c in QUOTE_KEY)
-    same_quote = _same_quote("q", "e")
-    # Estimate rows per market quote (0 for a quote whose GPU no platform carries).
-    con.execute(
-        f"""create or replace temp table bench_quote_rows as
-            select q.*, coalesce(e.rows, 0) as rows, row_number() over (order by {quote_order}) as quote_no
-            from (select distinct {key} from price_quote) q
-            left join (
-                select price_source as source, provider, region, zone, instance_type, pricing, count(*) as rows
-                from estimate group by all
-            ) e on {same_quote}"""
-    )
-    market = con.execute("select sum(rows) from bench_quote_rows").fetchone()[0]
-    fixed = base - market
-    growth = estimates / base
-    w = workload_copies or max(1, round(growth**0.25))
-    p = platform_copies or max(1, round(growth**0.25))
-    per_copy = w * p
-    wanted_market = estimates / per_copy - fixed
-    # Copy k of quote i is added in order (k, i); take the prefix closest to the wanted rows.
-    full = max(0, math.floor(wanted_market / market)) if market else 0
-    con.execute(
-        """create or replace temp table bench_quote_plan as
-           with candidates as (
-               select r.*, k.copy, sum(r.rows) over (order by k.copy, r.quote_no rows unbounded preceding) as cum
-               from bench_quote_rows r cross join range(0, ? + 1) k(copy)
-           )
-           select * from candidates
-           where cum - rows / 2.0 < ?""",
-        [full, wanted_market],
-    )
-    present_rows, present_quotes, copies = con.execute(
-        "select coalesce(sum(rows), 0), count(*), coalesce(max(copy) + 1, 0) from bench_quote_plan"
-    ).fetchone()
-    return Plan(
-        workload_copies=w,
-        platform_copies=p,
-        quote_copies=copies,
-        quotes=present_quotes,
-        base_rows=base,
-        predicted_rows=int(per_copy * (fixed + present_rows)),
-    )
-
-
-def _scale(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
-    """Multiply workloads, platforms and quotes as planned (rows outside the plan are dropped)."""
-    same_quote = _same_quote("q", "b")
-    con.execute(
-        f"""delete from price_quote q where not exists (
-                select 1 from bench_quote_plan b where b.copy = 0 and {same_quote})"""
-    )
-    # Other providers for the same instances, a few percent dearer or cheaper.
-    con.execute(
-        f"""insert into price_quote by name
-            select q.* replace (
-                       q.provider || '{SYNTHETIC}' || b.copy as provider,
-                       round(q.usd_per_instance_hour * (0.95 + 0.01 * ((b.copy * 7) % 11)), 4)
-                           as usd_per_instance_hour,
-                       round(q.usd_per_instance_hour * (0.95 + 0.01 * ((b.copy * 7) % 11)), 4)
-                           / q.gpus_per_instance as usd_per_gpu_hour)
-            from price_quote q
-            join bench_quote_plan b
-              on b.copy > 0 and {same_quote}"""
-    )
-    if plan.workload_copies > 1:
-        con.execute(
-            f"""insert into workload by name
-                select w.* replace (
-                           w.workload_id || '{SYNTHETIC}' || k.copy as workload_id,
-                           w.name || ' (synthetic copy ' || k.copy || ')' as name,
-                           w.total_tokens * (1 + 0.1 * k.copy) as total_tokens)
-                from workload w cross join range(1, ?) k(copy)""",
-            [plan.workload_copies],
-        )
-    if plan.platform_copies > 1:
-        con.execute(
-            f"""insert into platform by name
-                select p.* replace (
-                           p.platform_id || '{SYNTHETIC}' || k.copy as platform_id,
-                           p.name || ' (synthetic variant ' || k.copy || ')' as name,
-                           p.capex_usd_per_node * (1 + 0.02 * (k.copy % 5)) as capex_usd_per_node,
-                           p.node_power_kw * (1 + 0.01 * (k.copy % 3)) as node_power_kw)
-                from platform p cross join range(1, ?) k(copy)""",
-            [plan.platform_copies],
-        )
-    con.execute("drop table bench_quote_plan")
-    con.execute("drop table bench_quote_rows")
-
-
-def _same_quote(left: str, right: str) -> str:
-    """Two quote keys are equal (zone may be null on both sides)."""
-    return " and ".join(f"{left}.{c} is not distinct from {right}.{c}" for c in QUOTE_KEY)
 
 
 class _Sampler(threading.Thread):

@@ -8,7 +8,8 @@ from datetime import date
 
 import duckdb
 
-from warehouse.whatif import Price, SideResult, SideSpec, WhatIfError, evaluate_side, prepare, price_side
+from warehouse.whatif import SideResult, evaluate_side, prepare, price_side
+from warehouse.whatif_inputs import Price, SideSpec, WhatIfError
 
 
 @dataclass

@@ -4,8 +4,8 @@
 import pytest
 
 from warehouse.scratch import scratch_copy, today
-from warehouse.whatif import Price, SideSpec, WhatIfError
 from warehouse.whatif_compare import answer
+from warehouse.whatif_inputs import Price, SideSpec, WhatIfError
 
 # B200 producers: 3 x 2250e12 FLOP/s x 0.65 serving GEMM eff x 0.62 producer factor / 48.8 GFLOP
 B200_3_PLUS_1 = 3 * 2250e12 * 0.65 * 0.62 / 48.8e9
