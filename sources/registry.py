@@ -27,6 +27,9 @@ SOURCE_MODULES = (
     "mlperf",
     "quotes_file",
     "user_runs",
+    "fsdl",
+    "cloud_gpus_com",
+    "ec2instances_info",
 )
 
 
