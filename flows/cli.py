@@ -68,4 +68,4 @@ def sql(
 
 
 # The other commands register themselves on `app` when their module is imported.
-from flows import cli_calculus, cli_model, cli_sources  # noqa: E402,F401
+from flows import cli_bench, cli_calculus, cli_sources  # noqa: E402,F401
