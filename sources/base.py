@@ -70,6 +70,15 @@ class SourceSpec:
     default_provider: str | None = None
 
 
+def file_only(name: str, ingest_as: str | None = None) -> Callable[..., list[Payload]]:
+    """The `fetch` of a source that only comes from files: it says how to load one instead."""
+
+    def fetch(session, observed_at: date) -> list[Payload]:
+        raise SourceError(name, f"{name} is file-only: use gpucalc ingest {ingest_as or name} --file PATH")
+
+    return fetch
+
+
 def file_ref(payload: Payload) -> str:
     """A user file's reference is its name: the same file ingested from another folder is the
     same observation, and the bytes are kept under that name in data/raw/."""

@@ -26,7 +26,7 @@ from datetime import date
 
 import polars as pl
 
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_ref
+from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_only, file_ref
 from sources.contracts import PRICE_QUOTE, conform
 
 NAME = "cloud_gpus_com"
@@ -83,8 +83,7 @@ SKIPPED = {
 }
 
 
-def fetch(session, observed_at: date) -> list[Payload]:
-    raise SourceError(NAME, f"{NAME} is file-only: use gpucalc ingest {NAME} --file PATH")
+fetch = file_only(NAME)
 
 
 def _providers(payload: Payload) -> list:

@@ -45,7 +45,7 @@ from datetime import date
 import polars as pl
 
 from sources._aws_pricelist_types import FRACTIONAL
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_ref
+from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_only, file_ref
 from sources.contracts import PRICE_QUOTE, conform
 
 NAME = "ec2instances_info"
@@ -59,8 +59,7 @@ RESERVED_TERMS = {
 }
 
 
-def fetch(session, observed_at: date) -> list[Payload]:
-    raise SourceError(NAME, f"{NAME} is file-only: use gpucalc ingest {NAME} --file PATH")
+fetch = file_only(NAME)
 
 
 def _records(payload: Payload) -> list:

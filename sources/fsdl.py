@@ -43,7 +43,7 @@ from datetime import date
 
 import polars as pl
 
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_ref
+from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_only, file_ref
 from sources.contracts import PRICE_QUOTE, conform
 
 NAME = "fsdl"
@@ -52,8 +52,7 @@ OPTIONAL = ("Spot",)  # GPU Arch, GPU RAM, vCPUs, RAM, Per-GPU are informational
 NUMBER = re.compile(r"^\$?\s*(\d+(?:\.\d*)?|\.\d+)$")
 
 
-def fetch(session, observed_at: date) -> list[Payload]:
-    raise SourceError(NAME, f"{NAME} is file-only: use gpucalc ingest {NAME} --file PATH")
+fetch = file_only(NAME)
 
 
 def _records(payload: Payload) -> list[dict]:

@@ -16,7 +16,7 @@ import polars as pl
 import yaml
 
 from sources import _quotes_file_price as price
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_ref
+from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_only, file_ref
 from sources.contracts import PRICE_QUOTE, PRICING_MODELS, conform
 
 NAME = "quotes_file"
@@ -36,8 +36,7 @@ FIELDS = {*TEXT, *price.NUMERIC, "observed_at"}
 REQUIRED = ("provider", "instance_type", "gpu_name", "gpus_per_instance")
 
 
-def fetch(session, observed_at: date) -> list[Payload]:
-    raise SourceError(NAME, "quotes_file is file-only: use gpucalc ingest quotes --file PATH")
+fetch = file_only(NAME, "quotes")
 
 
 def _records(payload: Payload) -> list:

@@ -7,11 +7,9 @@ import logging
 from dataclasses import replace
 from datetime import date
 from functools import cache
-from pathlib import Path
 
 import polars as pl
 
-from sources import raw_store
 from sources.base import Parsed, Payload, SourceError, SourceSpec
 
 log = logging.getLogger(__name__)
@@ -122,7 +120,3 @@ def parse_payloads(name: str, payloads: list[Payload], day: date) -> tuple[Parse
     if not frames:
         return None, "; ".join(problems) or "no payloads kept for this day"
     return Parsed(pl.concat(frames, how="vertical_relaxed"), rejects), "; ".join(problems)
-
-
-def parse_kept_day(name: str, raw_dir: Path, day: date) -> tuple[Parsed | None, str]:
-    return parse_payloads(name, raw_store.load_day(raw_dir, name, day), day)

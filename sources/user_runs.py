@@ -14,7 +14,7 @@ from datetime import date, datetime
 
 import polars as pl
 
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_ref
+from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_only, file_ref
 from sources.contracts import BENCHMARK_METRICS, BENCHMARK_RESULT, conform
 
 NAME = "user_runs"
@@ -41,8 +41,7 @@ DEFAULT_UNIT = {"tokens_per_s": "tokens/s", "time_to_train_min": "min"}
 PRECISIONS = ("fp4", "fp8", "bf16", "fp16")
 
 
-def fetch(session, observed_at: date) -> list[Payload]:
-    raise SourceError(NAME, "user_runs is file-only: use gpucalc ingest runs --file PATH")
+fetch = file_only(NAME, "runs")
 
 
 def _records(payload: Payload) -> list:
