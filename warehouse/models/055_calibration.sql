@@ -51,32 +51,41 @@ select
 from matched
 where rank = 1;
 
+-- Every latest point at every level: the keys a level matches on, null where it matches
+-- anything. `kind` holds the scenario kind at levels 4-5 and the workload kind at 6-7.
+create or replace table calibration_level as
+select
+    l.level, l.basis, p.gpu_id as point_gpu, p.ratio,
+    case when l.level <= 3 then p.workload_id end as workload_id,
+    case when l.level = 1 then p.gpu_id end as gpu_id,
+    case when l.level in (2, 4, 6) then p.family end as family,
+    case when l.level in (4, 5) then p.scenario_kind when l.level in (6, 7) then p.kind end as kind
+from calibration_point p
+cross join (values
+    (1, 'measured: same workload and GPU'),
+    (2, 'calibrated: same workload, same GPU family'),
+    (3, 'calibrated: same workload, other GPUs'),
+    (4, 'calibrated: same kind and scenario, same GPU family'),
+    (5, 'calibrated: same kind and scenario, other GPUs'),
+    (6, 'calibrated: same kind of workload, same GPU family'),
+    (7, 'calibrated: same kind of workload, other GPUs')
+) l(level, basis)
+where p.latest;
+
+-- Whether a level's keys cover an estimate (or a held-out point) of this workload and GPU.
+create or replace macro calibration_applies(c_workload, c_gpu, c_family, c_kind, workload, gpu, family, kind,
+                                            scenario_kind) as
+    (c_workload is null or c_workload = workload) and (c_gpu is null or c_gpu = gpu)
+    and (c_family is null or c_family = family) and (c_kind is null or c_kind in (kind, scenario_kind));
+
 create or replace table calibration as
-with latest as (select * from calibration_point where latest),
-levels as (
-    select 1 as level, 'measured: same workload and GPU' as basis, workload_id, gpu_id,
-           null as family, null as kind, ratio from latest
-    union all
-    select 2, 'calibrated: same workload, same GPU family', workload_id, null, family, null, ratio from latest
-    union all
-    select 3, 'calibrated: same workload, other GPUs', workload_id, null, null, null, ratio from latest
-    union all
-    select 4, 'calibrated: same kind and scenario, same GPU family', null, null, family, scenario_kind, ratio
-    from latest
-    union all
-    select 5, 'calibrated: same kind and scenario, other GPUs', null, null, null, scenario_kind, ratio from latest
-    union all
-    select 6, 'calibrated: same kind of workload, same GPU family', null, null, family, kind, ratio from latest
-    union all
-    select 7, 'calibrated: same kind of workload, other GPUs', null, null, null, kind, ratio from latest
-)
 select
     level, basis, workload_id, gpu_id, family, kind,
     exp(avg(ln(ratio))) as factor,
     count(*) as points,
     min(ratio) as min_ratio,
     max(ratio) as max_ratio
-from levels
+from calibration_level
 group by all;
 
 -- The factor each estimate uses: the most specific level with data.
@@ -94,13 +103,8 @@ join workload w using (workload_id)
 join gpu g on g.gpu_id = t.gpu_id
 left join lateral (
     select * from calibration c
-    where (c.level = 1 and c.workload_id = t.workload_id and c.gpu_id = t.gpu_id)
-       or (c.level = 2 and c.workload_id = t.workload_id and c.family = g.family)
-       or (c.level = 3 and c.workload_id = t.workload_id)
-       or (c.level = 4 and c.kind = scenario_kind(w.kind, w.scenario) and c.family = g.family)
-       or (c.level = 5 and c.kind = scenario_kind(w.kind, w.scenario))
-       or (c.level = 6 and c.kind = w.kind and c.family = g.family)
-       or (c.level = 7 and c.kind = w.kind)
+    where calibration_applies(c.workload_id, c.gpu_id, c.family, c.kind, t.workload_id, t.gpu_id, g.family,
+                              w.kind, scenario_kind(w.kind, w.scenario))
     order by c.level
     limit 1
 ) c on true;

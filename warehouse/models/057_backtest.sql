@@ -6,42 +6,33 @@
 create or replace table backtest as
 with latest as (select * from calibration_point where latest),
 held_out as (
-    select
-        p.*,
-        (select c.factor
-         from (
-             select 2 as level, exp(avg(ln(q.ratio))) as factor, count(*) as n
-             from latest q where q.gpu_id <> p.gpu_id and q.workload_id = p.workload_id and q.family = p.family
-             union all
-             select 3, exp(avg(ln(q.ratio))), count(*)
-             from latest q where q.gpu_id <> p.gpu_id and q.workload_id = p.workload_id
-             union all
-             select 4, exp(avg(ln(q.ratio))), count(*)
-             from latest q where q.gpu_id <> p.gpu_id and q.scenario_kind = p.scenario_kind and q.family = p.family
-             union all
-             select 5, exp(avg(ln(q.ratio))), count(*)
-             from latest q where q.gpu_id <> p.gpu_id and q.scenario_kind = p.scenario_kind
-             union all
-             select 6, exp(avg(ln(q.ratio))), count(*)
-             from latest q where q.gpu_id <> p.gpu_id and q.kind = p.kind and q.family = p.family
-             union all
-             select 7, exp(avg(ln(q.ratio))), count(*)
-             from latest q where q.gpu_id <> p.gpu_id and q.kind = p.kind
-         ) c
-         where c.n > 0
-         order by c.level
-         limit 1) as loao_factor,
-        (select exp(avg(ln(q.ratio))) from latest q
-         where q.gpu_id = p.gpu_id and q.workload_id = p.workload_id) as own_factor
+    -- per point and level, the factor learnt from the points of OTHER accelerators only
+    select p.source, p.source_ref, p.source_row, l.level, exp(avg(ln(l.ratio))) as factor
     from latest p
+    join calibration_level l
+      on l.level >= 2 and l.point_gpu <> p.gpu_id
+     and calibration_applies(l.workload_id, l.gpu_id, l.family, l.kind, p.workload_id, p.gpu_id, p.family,
+                             p.kind, p.scenario_kind)
+    group by all
+),
+chosen as (
+    select source, source_ref, source_row, arg_min(factor, level) as loao_factor
+    from held_out group by all
+),
+own as (
+    select workload_id, gpu_id, exp(avg(ln(ratio))) as own_factor from latest group by all
 )
 select
-    *,
-    model_per_gpu * coalesce(loao_factor, 1.0) as loao_predicted_per_gpu,
-    abs(model_per_gpu * coalesce(loao_factor, 1.0) - measured_per_gpu) / measured_per_gpu as loao_ape,
-    abs(model_per_gpu * own_factor - measured_per_gpu) / measured_per_gpu as in_sample_ape,
-    abs(model_per_gpu - measured_per_gpu) / measured_per_gpu as default_ape
-from held_out;
+    p.*,
+    c.loao_factor,
+    o.own_factor,
+    p.model_per_gpu * coalesce(c.loao_factor, 1.0) as loao_predicted_per_gpu,
+    abs(p.model_per_gpu * coalesce(c.loao_factor, 1.0) - p.measured_per_gpu) / p.measured_per_gpu as loao_ape,
+    abs(p.model_per_gpu * o.own_factor - p.measured_per_gpu) / p.measured_per_gpu as in_sample_ape,
+    abs(p.model_per_gpu - p.measured_per_gpu) / p.measured_per_gpu as default_ape
+from latest p
+left join chosen c using (source, source_ref, source_row)
+left join own o using (workload_id, gpu_id);
 
 -- Error percentiles per confidence level and workload kind (falling back to all kinds).
 create or replace table error_band as
