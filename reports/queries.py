@@ -6,9 +6,7 @@ import duckdb
 import polars as pl
 
 from sources.registry import live_sources as live_source_names
-from warehouse.observations import STALE_AFTER_DAYS, source_overview
-
-__all__ = ["STALE_AFTER_DAYS"]
+from warehouse.observations import source_overview
 
 
 def run_summary(con: duckdb.DuckDBPyConnection, run_date) -> dict:

@@ -9,6 +9,7 @@ import duckdb
 
 from reports import queries
 from reports.markdown import fmt_hours, fmt_number, fmt_pct, fmt_usd, table
+from warehouse.observations import STALE_AFTER_DAYS
 
 OPTION_COLUMNS = {
     "platform_id": ("platform", None),
@@ -147,7 +148,7 @@ def render(con: duckdb.DuckDBPyConnection, run_date: date) -> str:
     )
     status = queries.live_sources(con, run_date)
     out.append(
-        f"\nLive sources (stale = no successful load in the last {queries.STALE_AFTER_DAYS} days; a source that "
+        f"\nLive sources (stale = no successful load in the last {STALE_AFTER_DAYS} days; a source that "
         "fails keeps its last good data):\n"
     )
     out.append(
