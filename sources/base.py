@@ -68,6 +68,12 @@ class SourceSpec:
     parse: Callable[..., Parsed]  # parse(payload, observed_at) -> Parsed
     live: bool = True  # False for file-only sources (quotes file, user runs)
     default_provider: str | None = None
+    # Largest payload the parser accepts; a bigger one is refused before it is read, so
+    # memory stays bounded (README, "Limits").
+    max_bytes: int = 64 * 1024 * 1024
+    # Sources whose payloads are built from a local path rather than read as one file
+    # (an MLPerf results checkout): path -> payloads, as the live fetch would keep them.
+    from_path: Callable[..., list[Payload]] | None = None
 
 
 def file_only(name: str, ingest_as: str | None = None) -> Callable[..., list[Payload]]:

@@ -29,7 +29,19 @@ PRICE_QUOTE: dict[str, pl.DataType] = {
     "source": pl.String,  # the source module that produced the row
     "source_ref": pl.String,  # URL or document (+ hash/commit) the row came from
     "source_row": pl.Int64,  # 1-based position in the payload, for error messages
+    # What the payload says about the GPU besides its name, for the identity resolver
+    # (sources/gpu_identity.py): memory tells an A100 40 GB from an 80 GB card.
+    "gpu_memory_gb": pl.Float64,  # per GPU, GB, as the payload states it; null if it does not
+    # What kind of figure the price is: "list" (the offer's published price; null means the
+    # same), "median" / "lowest" (statistics over marketplace asks), "auction_floor" (the
+    # minimum bid for interruptible capacity). Only list prices stand for a pricing basis.
+    "price_statistic": pl.String,
+    # The cloud that runs the hardware when the row comes through a marketplace or
+    # aggregator (Shadeform's "crusoe_..." instances); null when provider runs it itself.
+    "underlying_provider": pl.String,
 }
+
+PRICE_STATISTICS = ("list", "median", "lowest", "auction_floor")
 
 BENCHMARK_RESULT: dict[str, pl.DataType] = {
     "suite": pl.String,  # "MLPerf Inference", "MLPerf Training", "user_run"
@@ -53,6 +65,7 @@ BENCHMARK_RESULT: dict[str, pl.DataType] = {
     "global_batch_size": pl.Float64,  # training: sequences per optimizer step
     "seq_len": pl.Float64,  # training: tokens per sequence
     "median_step_s": pl.Float64,  # training: logged median step time
+    "gpu_memory_gb": pl.Float64,  # per GPU, GB, as the result states it (identity resolver)
     "measured_at": pl.Date,
     "source": pl.String,
     "source_ref": pl.String,
