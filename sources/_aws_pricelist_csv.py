@@ -2,7 +2,7 @@
 
 `filter_lines` streams a regional file (hundreds of MB) line by line and keeps only the
 preamble, the header and GPU rental rows, so memory stays bounded by what is kept.
-`read_offer` reads such a (filtered or whole) file for `parse`.
+`read_offer` checks such a (filtered or whole) file for `parse`, which streams its rows.
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sources._aws_pricelist_types import GPU_LINE, SOURCE, keep
-from sources.base import Reject, SourceError
+from sources.base import SourceError
+from sources.records import Rejects
 
 PREAMBLE = 5  # FormatVersion, Disclaimer, Publication Date, Version, OfferCode
 REQUIRED = (
@@ -27,15 +28,39 @@ REQUIRED = (
 class Offer:
     meta: dict[str, str]
     header: list[str]
-    rows: list[tuple[int, dict[str, str]]] = field(default_factory=list)  # 1-based after header
-    rejects: list[Reject] = field(default_factory=list)
+    text: str
+
+    def rows(self, rejects: Rejects) -> Iterator[tuple[int, dict[str, str]]]:
+        """(1-based row after the header, values by column), streamed; a malformed row is rejected."""
+        lines = iter(io.StringIO(self.text, newline=""))
+        reader = csv.reader(lines, strict=True)
+        for _ in range(PREAMBLE + 1):
+            next(reader)
+        width, row_no = len(self.header), 0
+        while True:
+            try:
+                values = next(reader, None)
+            except csv.Error as exc:  # broken quoting: that row is lost, the rest still reads
+                row_no += 1
+                rejects.add(row_no, "malformed_row", f"row {row_no}: not well-formed CSV ({exc})")
+                reader = csv.reader(lines, strict=True)
+                continue
+            if values is None:
+                return
+            row_no += 1
+            if len(values) != width:
+                detail = f"row {row_no}: {len(values)} fields, header has {width}"
+                rejects.add(row_no, "malformed_row", detail, {"values": values[: width + 5]})
+                continue
+            yield row_no, dict(zip(self.header, values, strict=True))
 
 
 def check_preamble(name: str, first: list[str]) -> None:
     if first[:1] != ["FormatVersion"]:
+        shown = str([v[:40] for v in first[:3]])
         raise SourceError(
             SOURCE, f"{name}: no offer-file preamble (expected 5 metadata lines starting "
-            f"'FormatVersion' before the header; first line is {first[:3]})"
+            f"'FormatVersion' before the header; first line is {shown})"
         )
 
 
@@ -43,10 +68,12 @@ def check_header(name: str, header: list[str]) -> None:
     missing = [column for column in REQUIRED if column not in header]
     if missing:
         raise SourceError(SOURCE, f"{name}: header lacks required column(s) {', '.join(missing)}")
+    if len(set(header)) != len(header):
+        raise SourceError(SOURCE, f"{name}: a column name appears twice in the header")
 
 
 def _one(line: bytes) -> list[str]:
-    return next(csv.reader([line.decode("utf-8").rstrip("\r\n")]), [])
+    return next(csv.reader([line.decode("utf-8", errors="replace").rstrip("\r\n")]), [])
 
 
 def filter_lines(name: str, chunks: Iterable[bytes], max_bytes: int) -> bytes:
@@ -84,6 +111,7 @@ def _split(name: str, chunks: Iterable[bytes]) -> Iterator[bytes]:
 
 
 def read_offer(name: str, body: bytes) -> Offer:
+    """The preamble and header of a (filtered or whole) offer file, checked; rows stream from it."""
     if not body.strip():
         raise SourceError(SOURCE, f"{name}: empty body")
     # A cut can fall inside a price ("55.04" -> "55.0"), so a body not ending its last line
@@ -91,19 +119,14 @@ def read_offer(name: str, body: bytes) -> Offer:
     if not body.endswith(b"\n"):
         raise SourceError(SOURCE, f"{name}: truncated (last line has no newline)")
     try:
-        lines = list(csv.reader(io.StringIO(body.decode("utf-8-sig"), newline="")))
+        text = body.decode("utf-8-sig")
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+        head = [row for _, row in zip(range(PREAMBLE + 1), reader, strict=False)]
     except (UnicodeDecodeError, csv.Error) as exc:
-        raise SourceError(SOURCE, f"{name}: not a readable CSV ({exc})") from exc
-    check_preamble(name, lines[0])
-    if len(lines) <= PREAMBLE:
+        raise SourceError(SOURCE, f"{name}: not a readable CSV ({str(exc)[:200]})") from None
+    check_preamble(name, head[0] if head else [])
+    if len(head) <= PREAMBLE:
         raise SourceError(SOURCE, f"{name}: preamble but no header")
-    offer = Offer({r[0]: r[1] for r in lines[:PREAMBLE] if len(r) >= 2}, lines[PREAMBLE])
+    offer = Offer({r[0]: r[1] for r in head[:PREAMBLE] if len(r) >= 2}, head[PREAMBLE], text)
     check_header(name, offer.header)
-    width = len(offer.header)
-    for row_no, values in enumerate(lines[PREAMBLE + 1:], start=1):
-        if len(values) != width:
-            detail = f"row {row_no}: {len(values)} fields, header has {width}"
-            offer.rejects.append(Reject(SOURCE, row_no, "malformed_row", detail, {"values": values}))
-            continue
-        offer.rows.append((row_no, dict(zip(offer.header, values, strict=True))))
     return offer

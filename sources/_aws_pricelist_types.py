@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from sources.base import Reject
+from sources.rows import RowProblem, gpu_count, number
 
 SOURCE = "aws_pricelist"
 
@@ -61,7 +61,8 @@ def keep(row: Mapping[str, str]) -> bool:
     )
 
 
-def gpu_for(row_no: int, row: Mapping[str, str]) -> tuple[str, float] | Reject:
+def gpu_for(row_no: int, row: Mapping[str, str]) -> tuple[str, float]:
+    """(GPU, count) for a kept row; RowProblem when the count is missing or contradicts AWS's sizes."""
     instance = row["Instance Type"]
     gpu = GPU_FAMILIES[instance.split(".", 1)[0]]
     if instance in FRACTIONAL:
@@ -69,14 +70,12 @@ def gpu_for(row_no: int, row: Mapping[str, str]) -> tuple[str, float] | Reject:
     text = row.get("GPU", "").strip()
     known = KNOWN_COUNTS.get(instance)
     try:
-        count = float(text) if text not in ("", "NA") else known
-    except ValueError:
-        detail = f"row {row_no}: GPU {text!r} is not a number"
-        return Reject(SOURCE, row_no, "unparseable_gpu_count", detail, dict(row))
+        count = number(text, "GPU", "unparseable_gpu_count") if text not in ("", "NA") else known
+    except RowProblem as exc:
+        raise RowProblem(exc.rule, f"row {row_no}: GPU {text[:40]!r} is not a number") from None
     if count is None or count <= 0:
-        detail = f"row {row_no}: no GPU count for {instance}"
-        return Reject(SOURCE, row_no, "missing_gpu_count", detail, dict(row))
+        raise RowProblem("missing_gpu_count", f"row {row_no}: no GPU count for {instance}")
     if known is not None and count != known:
         detail = f"row {row_no}: {instance} has {known:g} GPUs, offer file says {count:g}"
-        return Reject(SOURCE, row_no, "gpu_count_mismatch", detail, dict(row))
-    return gpu, float(count)
+        raise RowProblem("gpu_count_mismatch", detail)
+    return gpu, gpu_count(float(count), "GPU")

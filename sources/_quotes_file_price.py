@@ -6,7 +6,12 @@ already-read fields and returns either a number or a (rule, detail) problem.
 
 from __future__ import annotations
 
-HOURS_PER_YEAR = 8760
+from collections.abc import Iterator
+
+import polars as pl
+
+from sources.ownership import defaults, owned_usd_per_hour
+from sources.rows import RowProblem, shown, usd_per_hour
 
 FORMS = {
     "instance": ("usd_per_instance_hour",),
@@ -23,41 +28,25 @@ FORMS = {
     ),
 }
 OWNERSHIP_REQUIRED = ("purchase_usd", "years", "power_kw", "usd_per_kwh")
-OWNERSHIP_DEFAULTS = {"pue": 1.0, "colo_usd_per_kw_month": 0.0, "utilization": 1.0}
 NUMERIC = (
     "gpus_per_instance",
     "usd_per_instance_hour",
     "usd_per_gpu_hour",
     "multiplier",
+    "gpu_memory_gb",
     *FORMS["ownership"],
 )
 
 Problem = tuple[str, str]
 
 
-def owned_usd_per_hour(
-    purchase_usd: float,
-    years: float,
-    power_kw: float,
-    usd_per_kwh: float,
-    pue: float = 1.0,
-    colo_usd_per_kw_month: float = 0.0,
-    utilization: float = 1.0,
-) -> float:
-    """Effective cost of one owned instance per USEFUL hour.
-
-    (capex per hour over the amortisation + energy incl. cooling overhead + colocation
-    space/power charge per hour) / share of hours the machine does useful work.
-    """
-    capex = purchase_usd / years / HOURS_PER_YEAR
-    energy = power_kw * pue * usd_per_kwh
-    colo = colo_usd_per_kw_month * power_kw * 12 / HOURS_PER_YEAR
-    return (capex + energy + colo) / utilization
+FORM_OF_KEY = {key: form for form, keys in FORMS.items() for key in keys}
 
 
 def form_of(fields: dict) -> tuple[str | None, Problem | None]:
-    """Which single price form the row uses."""
-    used = [form for form, keys in FORMS.items() if any(fields.get(k) is not None for k in keys)]
+    """Which single price form the row uses (`fields` holds only the fields given)."""
+    given = {FORM_OF_KEY[k] for k, v in fields.items() if k in FORM_OF_KEY and v is not None}
+    used = [form for form in FORMS if form in given]
     if not used:
         return None, (
             "quote_missing_price",
@@ -66,6 +55,8 @@ def form_of(fields: dict) -> tuple[str | None, Problem | None]:
         )
     if len(used) > 1:
         return None, ("quote_multiple_price_forms", f"gives more than one price form: {', '.join(used)}")
+    if used[0] == "relative" and (fields.get("relative_to") is None or fields.get("multiplier") is None):
+        return None, ("quote_incomplete_relative", "relative quotes need both relative_to and multiplier")
     return used[0], None
 
 
@@ -81,7 +72,7 @@ def direct_price(form: str, fields: dict) -> tuple[float | None, Problem | None]
         if missing:
             return None, ("quote_incomplete_ownership", f"ownership row lacks {', '.join(missing)}")
         args = {k: fields[k] for k in OWNERSHIP_REQUIRED}
-        args |= {k: fields[k] if fields.get(k) is not None else v for k, v in OWNERSHIP_DEFAULTS.items()}
+        args |= {k: fields[k] if fields.get(k) is not None else v for k, v in defaults().items()}
         if args["years"] <= 0:
             return None, ("quote_bad_value", "years must be > 0")
         if not 0 < args["utilization"] <= 1:
@@ -92,25 +83,107 @@ def direct_price(form: str, fields: dict) -> tuple[float | None, Problem | None]
     raise ValueError(form)
 
 
-def relative_target(
-    me: int, ref: str, pricing: str, rows: dict[int, dict]
-) -> tuple[int | None, Problem | None]:
-    """Find the row a relative quote points at: by instance_type first, then by gpu_name.
+class TargetIndex:
+    """Where a relative quote's `relative_to` can point: quotes by instance_type, then by gpu_name,
+    each also by pricing. Only the first three rows per key are kept: whether a name matches
+    one quote or several is all the lookup needs, so a million-row file stays cheap."""
 
-    Several matches are narrowed to the same pricing model (an "on_demand" relative quote
-    refers to the rented, not the owned, machine); if that still leaves a choice, the
-    quote is ambiguous and rejected rather than guessed.
+    KEEP = 3
+
+    def __init__(self) -> None:
+        self.keys: dict[tuple, list[int]] = {}
+
+    def add(self, row: int, instance_type: str | None, gpu_name: str | None, pricing: str | None) -> None:
+        for kind, name in (("instance", instance_type), ("gpu", gpu_name)):
+            if name is None:
+                continue
+            for key in ((kind, name), (kind, name, pricing)):
+                rows = self.keys.setdefault(key, [])
+                if len(rows) < self.KEEP:
+                    rows.append(row)
+
+    def target(self, me: int, ref: str, pricing: str) -> tuple[int | None, Problem | None]:
+        """The one row `ref` names: by instance_type first, then by gpu_name.
+
+        Several matches are narrowed to the same pricing model (an "on_demand" relative quote
+        refers to the rented, not the owned, machine); if that still leaves a choice, the
+        quote is ambiguous and rejected rather than guessed.
+        """
+        for kind in ("instance", "gpu"):
+            found = [n for n in self.keys.get((kind, ref), ()) if n != me]
+            if not found:
+                continue
+            if len(found) > 1:
+                found = [n for n in self.keys.get((kind, ref, pricing), ()) if n != me] or found
+            if len(found) > 1:
+                listed = ", ".join(map(str, found)) + (" (and maybe more)" if len(found) == self.KEEP else "")
+                return None, (
+                    "quote_relative_ambiguous",
+                    f"relative_to {shown(ref)} matches quotes {listed}; use an instance_type",
+                )
+            return found[0], None
+        return None, ("quote_relative_not_found", f"relative_to {shown(ref)} matches no instance_type or gpu_name")
+
+
+def resolve(
+    relatives: dict[int, dict], direct: pl.DataFrame, rejected: list[tuple]
+) -> Iterator[tuple[int, dict, float | None, Problem | None]]:
+    """Price relative quotes from their targets, following chains; cycles are rejected.
+
+    `direct` holds the rows already priced, `rejected` (row, instance_type, gpu_name, pricing)
+    the rows refused before: a quote pointing at one of those is refused too. Yields
+    (row, fields, USD per instance-hour, problem) per relative quote, in row order.
     """
-    others = {n: r for n, r in rows.items() if n != me}
-    found = [n for n, r in others.items() if r.get("instance_type") == ref]
-    found = found or [n for n, r in others.items() if r.get("gpu_name") == ref]
-    if not found:
-        return None, ("quote_relative_not_found", f"relative_to {ref!r} matches no instance_type or gpu_name")
-    if len(found) > 1:
-        found = [n for n in found if rows[n].get("pricing") == pricing] or found
-    if len(found) > 1:
-        return None, (
-            "quote_relative_ambiguous",
-            f"relative_to {ref!r} matches quotes {', '.join(map(str, found))}; use an instance_type",
-        )
-    return found[0], None
+    refs = {f["relative_to"] for f in relatives.values()}
+    index = TargetIndex()
+    per_gpu: dict[int, float] = {}
+    named = pl.col("instance_type").is_in(list(refs)) | pl.col("gpu_name").is_in(list(refs))
+    for n, instance_type, gpu_name, pricing, usd, gpus in direct.filter(named).select(
+        "source_row", "instance_type", "gpu_name", "pricing", "usd_per_instance_hour", "gpus_per_instance"
+    ).iter_rows():
+        index.add(n, instance_type, gpu_name, pricing)
+        per_gpu[n] = usd / gpus
+    for n, f in relatives.items():
+        index.add(n, f["instance_type"], f["gpu_name"], f["pricing"])
+    bad: dict[int, Problem] = {}
+    for n, *names in rejected:
+        index.add(n, *names)
+        bad[n] = ("", "")  # reported already; marks the row as a target that was refused
+    for start in relatives:
+        if start not in bad and start not in per_gpu:
+            _walk(start, relatives, index, per_gpu, bad)
+    for n, f in relatives.items():
+        yield n, f, (per_gpu[n] * f["gpus_per_instance"] if n not in bad else None), bad.get(n)
+
+
+def _walk(start: int, relatives: dict, index: TargetIndex, per_gpu: dict, bad: dict) -> None:
+    """Follow relative_to from `start` to a priced or refused quote, then price the path back."""
+    path, on_path, n = [], set(), start
+    while True:
+        path.append(n)
+        on_path.add(n)
+        target, problem = index.target(n, relatives[n]["relative_to"], relatives[n]["pricing"])
+        if problem:
+            bad[n] = problem
+            path.pop()
+            break
+        if target in bad or target in per_gpu:
+            break
+        if target in on_path:
+            for m in path:
+                ref = shown(relatives[m]["relative_to"])
+                bad[m] = ("quote_relative_cycle", f"relative_to {ref} never resolves (cycle)")
+            return
+        n = target
+    for n in reversed(path):
+        row = relatives[n]
+        target, _ = index.target(n, row["relative_to"], row["pricing"])
+        if target in bad:
+            bad[n] = ("quote_relative_target_rejected", f"relative_to points at rejected quote {target}")
+            continue
+        try:
+            usd = usd_per_hour(row["multiplier"] * per_gpu[target] * row["gpus_per_instance"], "USD per instance-hour")
+        except RowProblem as exc:
+            bad[n] = (exc.rule, exc.detail)
+            continue
+        per_gpu[n] = usd / row["gpus_per_instance"]

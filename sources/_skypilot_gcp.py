@@ -4,15 +4,17 @@ GCP bills the GPU separately from the host VM even on accelerator-optimized mach
 SkyPilot's gcp `vms.csv` has host rows with no accelerator and accelerator rows with no
 InstanceType (price_sources.md §1.3, §2; skypilot-catalog#31: a2-highgpu-1g shown at $0.94
 instead of $4.05). An instance price is host + GPU price for the GPUs the host carries.
+Two passes over the streamed table: GPU prices first (they come after the hosts), then hosts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import date
 
-from sources._skypilot_rows import PRICE_COLUMNS, SOURCE, number, price, quote
-from sources.base import Reject
+from sources._skypilot_rows import PRICE_COLUMNS, SOURCE, Table, count, gpu_memory, price
+from sources.base import SourceError
+from sources.records import Rejects
+from sources.rows import Frame, RowProblem, finite, price_row
 
 # Host machine type -> (accelerator as SkyPilot names it, GPUs per VM). From SkyPilot's
 # gcp_catalog._ACC_INSTANCE_TYPE_DICTS (price_sources.md §2) and GCP's accelerator-optimized
@@ -33,74 +35,77 @@ HOST_GPUS: dict[str, tuple[str, float]] = {
 # Series whose hosts always carry GPUs: a host of these not in HOST_GPUS (e.g. a3-edgegpu-8g)
 # is rejected as unknown instead of silently dropped or guessed.
 GPU_HOST_PREFIXES = ("a2-", "a3-", "a4-", "a4x-", "g2-", "g4-")
+# GPU price rows a real catalog has: ~20 accelerators x ~100 zones x 2 pricings. Far more is
+# not GCP's catalog, and indexing it all would cost memory before the row cap could refuse it.
+MAX_GPU_PRICES = 100_000
 
 Key = tuple[str, str, str | None, str]  # (accelerator, region, zone, pricing)
 
 
-def compose(
-    rows: Iterable[tuple[int, dict[str, str]]], ref: str, observed_at: date
-) -> tuple[list[dict], list[Reject]]:
+class GpuPrices:
+    """Accelerator rows by (count, accelerator, region, zone, pricing), per GPU, and memory."""
+
+    def __init__(self) -> None:
+        self.exact: dict[tuple, float] = {}
+        self.per_gpu: dict[Key, float] = {}
+        self.memory: dict[str, float] = {}
+
+    def read(self, table: Table, rejects: Rejects) -> None:
+        for row_no, row in table.rows(rejects):
+            name = row["AcceleratorName"]
+            if row["InstanceType"] or not name or name.lower().startswith("tpu"):
+                continue
+            with rejects.guard(row_no, row, ""):
+                gpus = count(row_no, row)
+                memory = gpu_memory("gcp", row, gpus)
+                if memory is not None:
+                    self.memory.setdefault(name, memory)
+                for column, pricing in PRICE_COLUMNS:
+                    with rejects.guard(row_no, row, ""):
+                        usd = price(row_no, row, column)
+                        if usd is None:
+                            continue
+                        key = (name, row["Region"], row.get("AvailabilityZone") or None, pricing)
+                        if len(self.exact) >= MAX_GPU_PRICES:
+                            raise SourceError(SOURCE, f"{table.name}: more than {MAX_GPU_PRICES:,} GPU price rows")
+                        self.exact[(gpus, *key)] = usd
+                        self.per_gpu.setdefault(key, usd / gpus)
+
+    def for_host(self, gpu: str, gpus: float, region: str, zone: str | None, pricing: str) -> float | None:
+        key = (gpu, region, zone, pricing)
+        found = self.exact.get((gpus, *key))
+        if found is None and key in self.per_gpu:
+            found = self.per_gpu[key] * gpus  # GCP prices GPUs per GPU-hour, so this is exact
+        return found
+
+
+def compose(table: Table, ref: str, observed_at: date, frame: Frame, rejects: Rejects) -> None:
     """Quotes for GCP host rows whose GPUs are priced in accelerator rows of the same zone."""
-    rows = list(rows)
-    exact, per_gpu, rejects = _gpu_prices(rows)
-    quotes: list[dict] = []
-    for row_no, row in rows:
+    prices = GpuPrices()
+    prices.read(table, rejects)
+    for row_no, row in table.rows():  # malformed rows were reported by the first pass
         instance = row["InstanceType"]
         if not instance or row["AcceleratorName"]:
             continue
         if instance not in HOST_GPUS:
             if instance.startswith(GPU_HOST_PREFIXES):
                 detail = f"row {row_no}: GCP host {instance} carries GPUs but is not in HOST_GPUS"
-                rejects.append(Reject(SOURCE, row_no, "unknown_sku", detail, row))
+                rejects.add(row_no, "unknown_sku", detail, row)
             continue  # CPU-only host VM: out of scope
-        gpu, count = HOST_GPUS[instance]
+        gpu, gpus = HOST_GPUS[instance]
         region, zone = row["Region"], row.get("AvailabilityZone") or None
         for column, pricing in PRICE_COLUMNS:
-            host, bad = price(row_no, row, column)
-            if bad or host is None:
-                rejects.extend([bad] if bad else [])
-                continue
-            key = (gpu, region, zone, pricing)
-            gpu_usd = exact.get((count, *key))
-            if gpu_usd is None and key in per_gpu:
-                gpu_usd = per_gpu[key] * count  # GCP prices GPUs per GPU-hour, so this is exact
-            if gpu_usd is None:
-                where = zone or region
-                detail = f"row {row_no}: {instance} in {where} has a {column} but no {gpu} {pricing} price"
-                rejects.append(Reject(SOURCE, row_no, "missing_gpu_price", detail, row))
-                continue
-            quotes.append(quote(
-                provider="gcp", row_no=row_no, region=region, zone=zone, instance_type=instance,
-                gpu_name=gpu, gpus=count, usd=host + gpu_usd, pricing=pricing, ref=ref,
-                observed_at=observed_at,
-            ))
-    return quotes, rejects
-
-
-def _gpu_prices(rows: list[tuple[int, dict[str, str]]]):
-    """Accelerator rows indexed by (count, accelerator, region, zone, pricing), and per GPU."""
-    exact: dict[tuple[float, ...], float] = {}
-    per_gpu: dict[Key, float] = {}
-    rejects: list[Reject] = []
-    for row_no, row in rows:
-        name = row["AcceleratorName"]
-        if row["InstanceType"] or not name or name.lower().startswith("tpu"):
-            continue
-        try:
-            count = number(row, "AcceleratorCount")
-        except ValueError:
-            count = None
-        if not count or count <= 0:
-            detail = f"row {row_no}: AcceleratorCount {row['AcceleratorCount']!r} is not a positive number"
-            rejects.append(Reject(SOURCE, row_no, "bad_gpu_count", detail, row))
-            continue
-        for column, pricing in PRICE_COLUMNS:
-            usd, bad = price(row_no, row, column)
-            if bad:
-                rejects.append(bad)
-            if usd is None:
-                continue
-            key = (name, row["Region"], row.get("AvailabilityZone") or None, pricing)
-            exact[(count, *key)] = usd
-            per_gpu.setdefault(key, usd / count)
-    return exact, per_gpu, rejects
+            with rejects.guard(row_no, row, ""):
+                host = price(row_no, row, column)
+                if host is None:
+                    continue
+                gpu_usd = prices.for_host(gpu, gpus, region, zone, pricing)
+                if gpu_usd is None:
+                    detail = f"row {row_no}: {instance} in {zone or region} has a {column} but no {gpu} {pricing} price"
+                    raise RowProblem("missing_gpu_price", detail)
+                frame.add(price_row(
+                    provider="gcp", region=region, zone=zone, instance_type=instance, gpu_name=gpu,
+                    gpus_per_instance=gpus, usd_per_instance_hour=finite(host + gpu_usd, "host + GPU price"),
+                    pricing=pricing, observed_at=observed_at, source=SOURCE, source_ref=ref, source_row=row_no,
+                    gpu_memory_gb=prices.memory.get(gpu),
+                ))

@@ -9,27 +9,35 @@ Reserved rule (one row per instance, region and term): the standard, All Upfront
 as an effective hourly price = upfront fee / hours in the term (8760 or 26280) + its hourly
 fee (0 for All Upfront). That is the same "total prepaid for the term, spread per hour"
 that Azure reservations give, so the two clouds' reserved rows compare.
+
+gpu_memory_gb is the offer file's `GPU Memory` (the instance total, "640 GB") / the GPU count.
 """
 
 from __future__ import annotations
 
 import logging
-import math
+import re
 from datetime import date
 
-import polars as pl
 import requests
 
 from sources._aws_pricelist_csv import filter_lines, read_offer
 from sources._aws_pricelist_types import SOURCE, gpu_for, keep
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec
-from sources.contracts import PRICE_QUOTE, conform
-from sources.http import MAX_BYTES, TIMEOUT_S
+from sources.base import Parsed, Payload, SourceError, SourceSpec
+from sources.contracts import PRICE_QUOTE
+from sources.http import TIMEOUT_S
+from sources.records import Rejects, first_of_each
+from sources.rows import Frame, RowProblem, number, price_row
 
 NAME = SOURCE
 URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/{region}/index.csv"
 REGIONS = ("us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "eu-north-1")
 TERMS = {"1yr": ("reserved_1y", 8760.0), "3yr": ("reserved_3y", 26280.0)}
+# What parse reads is the filtered file fetch keeps (preamble, header, Linux GPU rows: ~1,500
+# rows of ~750 bytes, 1-2 MB per region); fetch refuses to keep more than this, parse the same.
+MAX_BYTES = 16 * 1024 * 1024
+# "GPU Memory" is the instance total, e.g. "640 GB" for 8 x H100.
+GPU_MEMORY = re.compile(r"^\s*(\d{1,6}(?:\.\d+)?)\s*Gi?B\s*$", re.IGNORECASE)
 
 log = logging.getLogger(__name__)
 
@@ -75,91 +83,81 @@ def _stream(session: requests.Session, url: str, region: str) -> bytes:
 
 def parse(payload: Payload, observed_at: date) -> Parsed:
     offer = read_offer(payload.name, payload.body)
-    ref = f"{payload.url}#version={offer.meta.get('Version', 'unknown')}"
-    quotes: list[dict] = []
-    rejects: list[Reject] = list(offer.rejects)
-    reserved: dict[tuple[str, str, str], dict] = {}  # (instance, region, term) -> fees
-    for row_no, row in offer.rows:
-        # Host tenancy prices run on a Dedicated Host already paid for; Local Zones and
-        # Outposts are not regions. Neither is a rental price for this table.
-        in_region = row.get("Location Type", "AWS Region") == "AWS Region"
-        if not keep(row) or row["Tenancy"] != "Shared" or not in_region:
-            continue
-        is_reserved = row["TermType"] == "Reserved"
-        if is_reserved and (row["OfferingClass"], row["PurchaseOption"]) != ("standard", "All Upfront"):
-            continue  # one documented rule: other reservation offers are not kept
-        found = gpu_for(row_no, row)
-        if isinstance(found, Reject):
-            rejects.append(found)
-            continue
-        try:
-            usd = float(row["PricePerUnit"])
-        except ValueError:
-            detail = f"row {row_no}: PricePerUnit {row['PricePerUnit']!r} is not a number"
-            rejects.append(Reject(NAME, row_no, "unparseable_price", detail, row))
-            continue
-        if not math.isfinite(usd) or usd < 0 or not row["Region Code"]:
-            detail = f"row {row_no}: PricePerUnit {usd} / Region Code {row['Region Code']!r}"
-            rejects.append(Reject(NAME, row_no, "bad_price_or_region", detail, row))
-            continue
-        base = {"row_no": row_no, "row": row, "gpu": found}
-        if not is_reserved:
-            if row["Unit"] != "Hrs":
-                rejects.append(_unit(row_no, row, "Hrs"))
-            elif usd > 0:  # $0 OnDemand rows are placeholders (e.g. capacity-block-only types)
-                quotes.append(_quote(base, usd, "on_demand", ref, observed_at))
-        elif row["LeaseContractLength"] not in TERMS:
-            detail = f"row {row_no}: LeaseContractLength {row['LeaseContractLength']!r}"
-            rejects.append(Reject(NAME, row_no, "unknown_lease", detail, row))
-        elif row["Unit"] not in ("Quantity", "Hrs"):
-            rejects.append(_unit(row_no, row, "Quantity or Hrs"))
-        else:
-            key = (row["Instance Type"], row["Region Code"], row["LeaseContractLength"])
-            fees = reserved.setdefault(key, {})
-            fees.setdefault(row["Unit"], (usd, base))
+    ref = f"{payload.url}#version={offer.meta.get('Version', 'unknown')[:40]}"
+    rejects = Rejects(NAME)
+    frame = Frame(PRICE_QUOTE, NAME)
+    reserved: dict[tuple[str, str, str], dict] = {}  # (instance, region, term) -> {unit: (usd, quote fields)}
+    for row_no, row in offer.rows(rejects):
+        with rejects.guard(row_no, row, ""):
+            _row(row_no, row, ref, observed_at, frame, reserved)
     for (instance, region, term), fees in reserved.items():
         if "Quantity" not in fees:
-            no = fees["Hrs"][1]["row_no"]
-            detail = f"row {no}: All Upfront {term} reservation for {instance} in {region} has no upfront fee"
-            rejects.append(Reject(NAME, no, "missing_upfront_fee", detail, fees["Hrs"][1]["row"]))
+            fields = fees["Hrs"][1]
+            detail = (f"row {fields['source_row']}: All Upfront {term} reservation for {instance} in {region} "
+                      "has no upfront fee")
+            rejects.add(fields["source_row"], "missing_upfront_fee", detail, fields)
             continue
-        upfront, base = fees["Quantity"]
+        upfront, fields = fees["Quantity"]
         pricing, hours = TERMS[term]
         hourly = fees.get("Hrs", (0.0, None))[0]
-        quotes.append(_quote(base, upfront / hours + hourly, pricing, ref, observed_at))
-    quotes, dupes = _first_only(quotes)
-    rejects = sorted(rejects + dupes, key=lambda r: r.source_row)
-    return Parsed(conform(pl.DataFrame(quotes, schema=PRICE_QUOTE), PRICE_QUOTE), rejects)
+        with rejects.guard(fields["source_row"], fields, ""):
+            frame.add(price_row(**fields, usd_per_instance_hour=upfront / hours + hourly, pricing=pricing))
+    quotes = first_of_each(frame.finish(), ["instance_type", "region", "pricing"], rejects, _duplicate)
+    return Parsed(quotes, rejects.result(by_row=True))
 
 
-def _unit(row_no: int, row: dict, expected: str) -> Reject:
-    detail = f"row {row_no}: Unit {row['Unit']!r} for a {row['TermType']} row, expected {expected}"
-    return Reject(NAME, row_no, "unexpected_unit", detail, row)
-
-
-def _quote(base: dict, usd: float, pricing: str, ref: str, observed_at: date) -> dict:
-    row = base["row"]
-    gpu, count = base["gpu"]
-    return {
+def _row(row_no: int, row: dict, ref: str, observed_at: date, frame: Frame, reserved: dict) -> None:
+    # Host tenancy prices run on a Dedicated Host already paid for; Local Zones and
+    # Outposts are not regions. Neither is a rental price for this table.
+    in_region = row.get("Location Type", "AWS Region") == "AWS Region"
+    if not keep(row) or row["Tenancy"] != "Shared" or not in_region:
+        return
+    is_reserved = row["TermType"] == "Reserved"
+    if is_reserved and (row["OfferingClass"], row["PurchaseOption"]) != ("standard", "All Upfront"):
+        return  # one documented rule: other reservation offers are not kept
+    gpu, count = gpu_for(row_no, row)
+    try:
+        usd = number(row["PricePerUnit"], "PricePerUnit", "unparseable_price")
+        if usd is None:
+            raise RowProblem("unparseable_price", "empty")
+    except RowProblem as exc:
+        text = row["PricePerUnit"][:40]
+        detail = f"PricePerUnit {text!r} is not a number" if exc.rule == "unparseable_price" else exc.detail
+        raise RowProblem(exc.rule, f"row {row_no}: {detail}") from None
+    if usd < 0 or not row["Region Code"]:
+        detail = f"row {row_no}: PricePerUnit {usd} / Region Code {row['Region Code'][:40]!r}"
+        raise RowProblem("bad_price_or_region", detail)
+    fields = {
         "provider": "aws", "region": row["Region Code"], "zone": None, "instance_type": row["Instance Type"],
-        "gpu_name": gpu, "gpus_per_instance": count, "usd_per_instance_hour": usd, "pricing": pricing,
-        "currency": row["Currency"], "observed_at": observed_at, "source": NAME, "source_ref": ref,
-        "source_row": base["row_no"],
+        "gpu_name": gpu, "gpus_per_instance": count, "currency": row["Currency"], "observed_at": observed_at,
+        "source": NAME, "source_ref": ref, "source_row": row_no, "gpu_memory_gb": _memory(row, count),
     }
+    if not is_reserved:
+        if row["Unit"] != "Hrs":
+            raise _unit(row_no, row, "Hrs")
+        if usd > 0:  # $0 OnDemand rows are placeholders (e.g. capacity-block-only types)
+            frame.add(price_row(**fields, usd_per_instance_hour=usd, pricing="on_demand"))
+    elif row["LeaseContractLength"] not in TERMS:
+        raise RowProblem("unknown_lease", f"row {row_no}: LeaseContractLength {row['LeaseContractLength'][:40]!r}")
+    elif row["Unit"] not in ("Quantity", "Hrs"):
+        raise _unit(row_no, row, "Quantity or Hrs")
+    else:
+        fees = reserved.setdefault((row["Instance Type"], row["Region Code"], row["LeaseContractLength"]), {})
+        fees.setdefault(row["Unit"], (usd, fields))
 
 
-def _first_only(quotes: list[dict]) -> tuple[list[dict], list[Reject]]:
-    seen: set[tuple[str, str, str]] = set()
-    kept, rejects = [], []
-    for q in quotes:
-        key = (q["instance_type"], q["region"], q["pricing"])
-        if key in seen:
-            detail = f"row {q['source_row']}: second {key[2]} price for {key[0]} in {key[1]}"
-            rejects.append(Reject(NAME, q["source_row"], "duplicate_row", detail))
-            continue
-        seen.add(key)
-        kept.append(q)
-    return kept, rejects
+def _memory(row: dict, count: float) -> float | None:
+    match = GPU_MEMORY.match(row.get("GPU Memory", ""))
+    return float(match[1]) / count if match else None
+
+
+def _unit(row_no: int, row: dict, expected: str) -> RowProblem:
+    detail = f"row {row_no}: Unit {row['Unit'][:40]!r} for a {row['TermType']} row, expected {expected}"
+    return RowProblem("unexpected_unit", detail)
+
+
+def _duplicate(q: dict) -> str:
+    return f"row {q['source_row']}: second {q['pricing']} price for {q['instance_type']} in {q['region']}"
 
 
 SPEC = SourceSpec(
@@ -169,4 +167,5 @@ SPEC = SourceSpec(
     key_env=None,
     fetch=fetch,
     parse=parse,
+    max_bytes=MAX_BYTES,
 )

@@ -48,6 +48,7 @@ class Reject:
     rule: str  # short machine name, e.g. "unparseable_price"
     detail: str  # human sentence naming the problem
     row: dict = field(default_factory=dict)
+    payload: str | None = None  # the kept payload it came from ("<source>/<day>/<name>"), set on load
 
 
 @dataclass

@@ -17,6 +17,9 @@ from sources.contracts import BENCHMARK_RESULT, PRICE_QUOTE, conform
 
 PRICE_FILE = "price_snapshot.csv"
 BENCHMARK_FILE = "benchmark_results.csv"
+# Their payload ids in the warehouse: each load of a bundled file replaces its rows.
+PRICE_PAYLOAD = "bundled/" + PRICE_FILE
+BENCHMARK_PAYLOAD = "bundled/" + BENCHMARK_FILE
 
 # The day the catalogs behind price_snapshot.csv were read; every quote carries it.
 SNAPSHOT_DATE = date(2026, 11, 1)

@@ -1,4 +1,4 @@
-"""The bundled reference catalog: accelerators, platforms, models, workloads and GPU aliases.
+"""The bundled reference catalog: accelerators, platforms, models, workloads, GPU aliases and instances.
 
 These are facts with sources (datasheets, papers, MLPerf rules), kept as CSV files under
 `sources/data/` so a reviewer can diff them. Every row carries `source` (URL or document).
@@ -7,6 +7,7 @@ These are facts with sources (datasheets, papers, MLPerf rules), kept as CSV fil
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 
 import polars as pl
 
@@ -31,6 +32,8 @@ GPU: dict[str, pl.DataType] = {
     "scaleup_gbps_bidir": pl.Float64,  # NVLink / Infinity Fabric per GPU, both directions
     "host_link_gbps_bidir": pl.Float64,  # PCIe to the host, both directions
     "tdp_w": pl.Float64,
+    "sfu_exp_per_s_t": pl.Float64,  # softmax exponentials per second (T/s): bounds attention (null: not modelled)
+    "sustained_clock_ratio": pl.Float64,  # tensor clock held under the board's power cap / the peak's clock
     "price_usd_low": pl.Float64,
     "price_usd_high": pl.Float64,
     "confidence": pl.String,  # datasheet | secondary | estimate
@@ -69,8 +72,14 @@ MODEL: dict[str, pl.DataType] = {
     "vocab": pl.Int64,
     "experts": pl.Int64,  # routed experts per MoE layer, 0/null for dense
     "experts_active": pl.Int64,
+    "moe_layers": pl.Int64,  # layers with routed experts (DeepSeek: 58 of 61; the first 3 are dense)
     "kv_dim_per_layer": pl.Int64,  # elements cached per token per attention layer (K+V, or MLA latent)
     "state_mb_per_seq": pl.Float64,  # fixed recurrent state per sequence (GDN), MB
+    # attention work where it is not 4 x q_heads x head_dim (MLA): FLOPs per query token per cached token per
+    # layer in decode, and per (query, key) pair per layer in prefill (null: the GQA/MHA formula)
+    "attn_decode_flops": pl.Float64,
+    "attn_prefill_flops": pl.Float64,
+    "kv_tp_shards": pl.Int64,  # ways tensor parallelism can split the KV cache (null: kv_heads; MLA: 1)
     "source": pl.String,
 }
 
@@ -86,6 +95,11 @@ WORKLOAD: dict[str, pl.DataType] = {
     "global_batch_seqs": pl.Float64,  # training sequences per step
     "input_len": pl.Float64,  # serving: mean prompt tokens
     "output_len": pl.Float64,  # serving: mean generated tokens
+    # spread of generated lengths (coefficient of variation: 0 all equal, 1 exponential): long
+    # outputs hold more KV cache for longer, so in-flight contexts are longer than input + mean/2
+    "output_len_cv": pl.Float64,
+    "max_output_len": pl.Float64,  # serving: the longest output the benchmark allows
+    "samples": pl.Float64,  # MLPerf serving: prompts in the dataset (a finite run has a tail)
     "scenario": pl.String,  # serving: Offline | Server | Interactive
     "ttft_ms": pl.Float64,  # serving: p99 time-to-first-token limit
     "tpot_ms": pl.Float64,  # serving: p99 time-per-output-token limit
@@ -98,6 +112,12 @@ WORKLOAD: dict[str, pl.DataType] = {
     "consumer_gflop_per_unit": pl.Float64,  # drafter fwd+bwd per draft position
     "units_per_token": pl.Float64,  # draft positions trained per target token
     "token_unit": pl.String,  # what "tokens" counts in this workload's rates
+    # serving jobs: the output tokens per second the fleet must sustain (with ttft_ms/tpot_ms
+    # as its SLA); the answer is the cheapest fleet that meets both
+    "demand_tokens_per_s": pl.Float64,
+    # job: what a user asks about (report headlines); benchmark: an MLPerf definition kept to
+    # calibrate the model against published results
+    "purpose": pl.String,
     "source": pl.String,
 }
 
@@ -105,6 +125,18 @@ GPU_ALIAS: dict[str, pl.DataType] = {
     "alias": pl.String,  # a spelling some source uses, compared case-insensitively
     "gpu_id": pl.String,
     "note": pl.String,
+}
+
+# What a provider documents an instance type to carry, which beats the name a catalog gives it
+# (Azure's Standard_NC24ads_A100_v4 is a PCIe 80 GB card that SkyPilot calls "A100-80GB").
+# Read by sources/gpu_identity.py before any alias or name rule.
+GPU_INSTANCE: dict[str, pl.DataType] = {
+    "provider": pl.String,  # as price rows name it: aws, azure, gcp, runpod, ...
+    "instance_type": pl.String,  # exact, or a pattern where '*' matches anything (case-insensitive)
+    "gpu_id": pl.String,
+    "gpus_per_instance": pl.Float64,  # set only where a source's count is wrong (null = keep the row's)
+    "note": pl.String,
+    "source": pl.String,  # the provider's documentation
 }
 
 EFFICIENCY: dict[str, pl.DataType] = {
@@ -116,7 +148,32 @@ EFFICIENCY: dict[str, pl.DataType] = {
     "serve_eff_fp8": pl.Float64,
     "serve_eff_fp4": pl.Float64,
     "mem_eff": pl.Float64,
-    "link_eff": pl.Float64,
+    "source": pl.String,
+}
+
+LINK: dict[str, pl.DataType] = {
+    "link_kind": pl.String,  # a platform's scaleup_kind (nvlink-switch, pcie-host, ...), or "network"
+    "collective_eff": pl.Float64,  # NCCL bus bandwidth of a large all-reduce / per-direction line rate
+    "hop_latency_s": pl.Float64,  # small-message all-reduce time / 2(n-1) ring steps
+    "source": pl.String,
+}
+
+CONVERGENCE: dict[str, pl.DataType] = {
+    "workload_id": pl.String,
+    "global_batch_seqs": pl.Float64,  # sequences per optimizer step
+    "samples_to_converge": pl.Float64,  # sequences of seq_len the job needs at that batch (MLPerf RCP mean)
+    "source": pl.String,
+}
+
+# What a provider can actually rent out: instances of how many GPUs, clusters up to how many,
+# over which interconnect. A multi-instance layout is priced only where the provider offers
+# the interconnect; its size is checked against max_gpus (empty: capacity unknown).
+PROVIDER_CAPACITY: dict[str, pl.DataType] = {
+    "provider": pl.String,
+    "gpu_id": pl.String,
+    "instance_gpus": pl.Float64,
+    "max_gpus": pl.Float64,  # the largest cluster the provider advertises for that GPU
+    "interconnect": pl.String,  # infiniband | roce | efa | ethernet | none (empty: unknown)
     "source": pl.String,
 }
 
@@ -149,10 +206,14 @@ FILES = {
     "model": ("model.csv", MODEL),
     "workload": ("workload.csv", WORKLOAD),
     "gpu_alias": ("gpu_alias.csv", GPU_ALIAS),
+    "gpu_instance": ("gpu_instance.csv", GPU_INSTANCE),
     "efficiency_default": ("efficiency.csv", EFFICIENCY),
     "stage_efficiency_default": ("kind_efficiency.csv", KIND_EFFICIENCY),
     "assumption": ("assumptions.csv", ASSUMPTION),
     "api_price": ("api_price.csv", API_PRICE),
+    "link": ("link.csv", LINK),
+    "convergence": ("convergence.csv", CONVERGENCE),
+    "provider_capacity": ("provider_capacity.csv", PROVIDER_CAPACITY),
 }
 
 
@@ -168,5 +229,69 @@ def load_table(name: str) -> pl.DataFrame:
     return frame.select([pl.col(c).cast(t) for c, t in schema.items()])
 
 
+# What identifies a row of each table; a row of your own with the same key replaces the bundled one.
+KEYS: dict[str, tuple[str, ...]] = {
+    "gpu": ("gpu_id",),
+    "model": ("model_id",),
+    "platform": ("platform_id",),
+    "workload": ("workload_id",),
+    "gpu_alias": ("alias",),
+    "gpu_instance": ("provider", "instance_type"),
+    "efficiency_default": ("family",),
+    "stage_efficiency_default": ("stage",),
+    "assumption": ("name",),
+    "api_price": ("model_id", "provider"),
+    "link": ("link_kind",),
+    "convergence": ("workload_id", "global_batch_seqs"),
+    "provider_capacity": ("provider", "gpu_id"),
+}
+# Where each row came from, for messages about it; not a column of the warehouse tables.
+ORIGIN_COLUMNS = ("catalog_file", "catalog_row")
+
+
 def load_catalog() -> dict[str, pl.DataFrame]:
+    """The bundled catalog alone."""
     return {name: load_table(name) for name in FILES}
+
+
+def load_catalog_with_yours(folder: Path | None) -> tuple[dict[str, pl.DataFrame], list[tuple[str, str]]]:
+    """The bundled catalog with your rows on top, and the files of yours that could not be read.
+
+    `folder` (the data directory's `catalog/`) may hold any of the catalog files under the
+    bundled names (`gpu_alias.csv`, `workload.csv`, `model.csv`, ...) with the same columns
+    (optional ones may be left out): your rows are added, and a row with the key of a
+    bundled one replaces it. A file that cannot be read is skipped and reported as
+    (file, why); the bundled rows stand.
+    """
+    tables, problems = {}, []
+    for name, (filename, schema) in FILES.items():
+        frame = _with_origin(load_table(name), f"bundled {filename}")
+        path = folder / filename if folder else None
+        if path is not None and path.is_file():
+            try:
+                yours = _with_origin(_read_yours(path, schema), str(path))
+            except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError) as exc:
+                problems.append((str(path), f"{path} could not be read as {filename} ({str(exc).splitlines()[0]})"))
+            else:
+                key = [pl.col(c).cast(pl.String).str.strip_chars().str.to_lowercase() for c in KEYS[name]]
+                replaced = yours.select(key).unique()
+                kept = frame.join(replaced, left_on=key, right_on=replaced.columns, how="anti")
+                frame = pl.concat([kept, yours])
+        tables[name] = frame
+    return tables, problems
+
+
+def _read_yours(path: Path, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    raw = pl.read_csv(path, infer_schema_length=0, comment_prefix="#")
+    unknown = sorted(set(raw.columns) - set(schema))
+    if unknown:
+        raise pl.exceptions.ColumnNotFoundError(f"unknown columns {unknown}; the columns are {list(schema)}")
+    columns = [pl.col(c).cast(t, strict=False) if c in raw.columns else pl.lit(None, dtype=t).alias(c)
+               for c, t in schema.items()]
+    return raw.select(columns)
+
+
+def _with_origin(frame: pl.DataFrame, origin: str) -> pl.DataFrame:
+    return frame.with_columns(
+        pl.lit(origin).alias("catalog_file"), pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("catalog_row")
+    )

@@ -15,21 +15,22 @@ instance_type "1x <gpu_name>", region "global" (the file's `region` is prose suc
 "Worldwide" or "Finland, Iceland"). provider = `name` lowercased with spaces as '-'
 ("Amazon AWS" -> "amazon-aws"). "-" means not offered (no row); an empty or otherwise
 unparseable value is a Reject. source_row is the provider's position in `data` (1-based).
+gpu_memory_gb only where the key names it (costa100_40, costa100_80).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from datetime import date
 
-import polars as pl
-
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_only, file_ref
-from sources.contracts import PRICE_QUOTE, conform
+from sources.base import Parsed, Payload, SourceError, SourceSpec, file_only, file_ref
+from sources.contracts import PRICE_QUOTE
+from sources.records import Rejects
+from sources.rows import Frame, RowProblem, number, price_row, shown
 
 NAME = "cloud_gpus_com"
+MAX_BYTES = 4 * 1024 * 1024  # the 2025-09 file is 43 KB
 PRICE = re.compile(r"^\$\s*(\d+(?:\.\d*)?|\.\d+)$")
 NOT_OFFERED = "-"
 
@@ -71,6 +72,8 @@ GPU_NAMES = {
     "costp5000": "Quadro P5000",  # *
     "costp6000": "Quadro P6000",  # *
 }
+# Keys that name the memory (GB per GPU); the others do not say.
+MEMORY_GB = {"costa100_40": 40.0, "costa100_80": 80.0}
 # Keys deliberately not loaded because the GPU behind them is ambiguous (all unmodelled
 # parts in any reading, so nothing estimable is lost):
 SKIPPED = {
@@ -89,8 +92,8 @@ fetch = file_only(NAME)
 def _providers(payload: Payload) -> list:
     try:
         data = json.loads(payload.body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SourceError(NAME, f"{payload.url}: body is not JSON ({exc})") from exc
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise SourceError(NAME, f"{payload.url}: body is not JSON ({shown(str(exc), 120)})") from None
     providers = data.get("data") if isinstance(data, dict) else data
     if not isinstance(providers, list):
         raise SourceError(NAME, f"{payload.url}: no 'data' list of providers")
@@ -105,72 +108,50 @@ def _providers(payload: Payload) -> list:
 
 
 def _price(value) -> float | None:
-    """'$3.06' -> 3.06; None for '-' (not offered); ValueError for anything else."""
+    """'$3.06' -> 3.06; None for '-' (not offered); RowProblem for anything else."""
     if isinstance(value, str) and value.strip() == NOT_OFFERED:
         return None
     match = PRICE.match(value.strip().replace(",", "")) if isinstance(value, str) else None
-    if not match:
-        raise ValueError(value)
-    usd = float(match[1])
-    if not math.isfinite(usd) or usd <= 0:
-        raise ValueError(value)
+    usd = number(match[1], "price") if match else None
+    if usd is None or usd <= 0:
+        raise RowProblem("cloud_gpus_com_unparseable_price", "not '$<number>' (per GPU-hour) or '-'")
     return usd
+
+
+def _entry_rows(i: int, entry, ref: str, observed_at: date, frame: Frame, rejects: Rejects) -> None:
+    if not isinstance(entry, dict):
+        raise RowProblem("cloud_gpus_com_bad_provider", f"provider {i} is not an object")
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise RowProblem("cloud_gpus_com_missing_name", f"provider {i} has no name")
+    provider = re.sub(r"\s+", "-", name.strip().lower())
+    for key, value in entry.items():
+        if not key.startswith("cost") or key in SKIPPED:
+            continue
+        with rejects.guard(i, {"name": name, key: value}, f"provider {i} ({shown(name)}) {key}={shown(value)}:"):
+            if key not in GPU_NAMES:
+                if value != NOT_OFFERED:
+                    raise RowProblem("cloud_gpus_com_unknown_key", "no gpu_name mapping for this key")
+                continue
+            usd = _price(value)
+            if usd is None:
+                continue
+            gpu = GPU_NAMES[key]
+            frame.add(price_row(
+                provider=provider, region="global", zone=None, instance_type=f"1x {gpu}", gpu_name=gpu,
+                gpus_per_instance=1.0, usd_per_instance_hour=usd, pricing="on_demand", observed_at=observed_at,
+                source=NAME, source_ref=ref, source_row=i, gpu_memory_gb=MEMORY_GB.get(key),
+            ))
 
 
 def parse(payload: Payload, observed_at: date) -> Parsed:
     ref = file_ref(payload)
-    rows: list[dict] = []
-    rejects: list[Reject] = []
+    rejects = Rejects(NAME)
+    frame = Frame(PRICE_QUOTE, NAME)
     for i, entry in enumerate(_providers(payload), start=1):
-        if not isinstance(entry, dict):
-            rejects.append(Reject(NAME, i, "cloud_gpus_com_bad_provider", f"provider {i} is not an object"))
-            continue
-        name = entry.get("name")
-        if not isinstance(name, str) or not name.strip():
-            rejects.append(Reject(NAME, i, "cloud_gpus_com_missing_name", f"provider {i} has no name", entry))
-            continue
-        provider = re.sub(r"\s+", "-", name.strip().lower())
-        for key, value in entry.items():
-            if not key.startswith("cost") or key in SKIPPED:
-                continue
-            where = f"provider {i} ({name}) {key}={value!r}"
-            if key not in GPU_NAMES:
-                if value != NOT_OFFERED:
-                    rejects.append(
-                        Reject(NAME, i, "cloud_gpus_com_unknown_key", f"{where}: no gpu_name mapping for this key",
-                               {"name": name, key: value})
-                    )
-                continue
-            try:
-                usd = _price(value)
-            except ValueError:
-                rejects.append(
-                    Reject(NAME, i, "cloud_gpus_com_unparseable_price",
-                           f"{where}: not '$<number>' (per GPU-hour) or '-'", {"name": name, key: value})
-                )
-                continue
-            if usd is None:
-                continue
-            gpu = GPU_NAMES[key]
-            rows.append(
-                {
-                    "provider": provider,
-                    "region": "global",
-                    "zone": None,
-                    "instance_type": f"1x {gpu}",
-                    "gpu_name": gpu,
-                    "gpus_per_instance": 1.0,
-                    "usd_per_instance_hour": usd,
-                    "pricing": "on_demand",
-                    "currency": "USD",
-                    "observed_at": observed_at,
-                    "source": NAME,
-                    "source_ref": ref,
-                    "source_row": i,
-                }
-            )
-    frame = pl.DataFrame(rows, infer_schema_length=None)
-    return Parsed(conform(frame, PRICE_QUOTE), rejects)
+        with rejects.guard(i, entry, ""):
+            _entry_rows(i, entry, ref, observed_at, frame, rejects)
+    return Parsed(frame.finish(), rejects.result())
 
 
 SPEC = SourceSpec(
@@ -181,4 +162,5 @@ SPEC = SourceSpec(
     fetch=fetch,
     parse=parse,
     live=False,
+    max_bytes=MAX_BYTES,
 )

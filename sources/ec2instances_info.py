@@ -31,85 +31,76 @@ Two traps (price_sources.md §1.2):
   GPU_memory the name stays as written and does not resolve (an unknown_gpu reject, not a guess).
 * g6f/gr6f are L4 slices reported as one GPU; the fraction comes from AWS's size table
   (the same one aws_pricelist uses), never from the count.
+gpu_memory_gb = GPU_memory / GPUs (after the slice fraction: 3 GB / 0.125 = 24 GB for g6f.large).
 A record with GPU 0 (most of EC2) yields no rows; a file with no GPU record loads 0 rows.
 A price that is missing or empty gives no row; one that is not a positive number is a
 Reject naming the record, region and field. source_row is the record's position (1-based).
+Records are decoded one at a time (sources.records.json_items): the whole file is ~200 MB.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from datetime import date
 
-import polars as pl
-
 from sources._aws_pricelist_types import FRACTIONAL
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_only, file_ref
-from sources.contracts import PRICE_QUOTE, conform
+from sources.base import Parsed, Payload, SourceError, SourceSpec, file_only, file_ref
+from sources.contracts import PRICE_QUOTE
+from sources.records import Rejects, json_items
+from sources.rows import Frame, RowProblem, gpu_count, number, price_row, shown
 
 NAME = "ec2instances_info"
 PROVIDER = "aws"
 OS = "linux"
+# The whole instances.json is ~1,000 records of ~200 KB each (the one real record kept in
+# shared/data/prices is 210 KB), ~200 MB; records are decoded one at a time, so memory stays
+# at one record whatever the size.
+MAX_BYTES = 384 * 1024 * 1024
 # GPU_model spellings shared by parts with different memory (lowercase).
 MEMORY_QUALIFIED = ("nvidia a100", "nvidia tesla v100")
 RESERVED_TERMS = {
     "reserved_1y": "yrTerm1Standard.noUpfront",
     "reserved_3y": "yrTerm3Standard.noUpfront",
 }
+FIELDS = ("instance_type", "GPU", "pricing")
 
 
 fetch = file_only(NAME)
 
 
-def _records(payload: Payload) -> list:
-    try:
-        data = json.loads(payload.body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SourceError(NAME, f"{payload.url}: body is not JSON ({exc})") from exc
-    records = [data] if isinstance(data, dict) else data
-    if not isinstance(records, list):
-        raise SourceError(NAME, f"{payload.url}: expected a list of instance records or one record object")
-    if not records:
-        raise SourceError(NAME, f"{payload.url}: empty instance list")
-    dicts = [r for r in records if isinstance(r, dict)]
-    for key in ("instance_type", "GPU", "pricing"):
-        if not any(key in r for r in dicts):
-            raise SourceError(NAME, f"{payload.url}: field '{key}' missing from every record")
-    return records
+def _positive(value: object, what: str) -> float:
+    """A price or count as the file writes it ("26.676" or 8) -> float; RowProblem if not > 0."""
+    result = number(value, what)
+    if result is None or result <= 0:
+        raise RowProblem("not_a_number", f"{what}={shown(value)} is not a positive number")
+    return result
 
 
-def _number(value) -> float:
-    """A price or count as the file writes it ("26.676" or 8) -> float; ValueError if not > 0."""
-    if isinstance(value, bool):
-        raise ValueError(value)
-    number = float(value.strip()) if isinstance(value, str) else float(value)
-    if not math.isfinite(number) or number <= 0:
-        raise ValueError(value)
-    return number
-
-
-def _gpu_count(record: dict) -> tuple[float | None, str | None]:
-    """(count, None); (None, None) for a GPU-less record; (None, why) for a bad one."""
+def _gpu_count(record: dict) -> float | None:
+    """The count; None for a GPU-less record; RowProblem for a bad one."""
     gpus = record.get("GPU")
     if gpus in (0, "0", None, ""):
-        return None, None
+        return None
     try:
-        return _number(gpus), None
-    except (TypeError, ValueError):
-        return None, f"GPU={gpus!r} is not a count"
+        return gpu_count(_positive(gpus, "GPU"), "GPU")
+    except RowProblem as exc:
+        rule = exc.rule if exc.rule in ("implausible_value", "non_finite_value", "wrong_type") else "ec2_bad_gpu_count"
+        raise RowProblem(rule, f"GPU={shown(gpus)} is not a count") from None
 
 
-def _gpu_name(model: str, record: dict, gpus: float) -> str:
+def _memory_gb(record: dict, gpus: float) -> float | None:
+    """Per-GPU memory: GPU_memory is the instance total in GB (3 for a g6f.large eighth of an L4)."""
+    try:
+        return _positive(record.get("GPU_memory"), "GPU_memory") / gpus
+    except RowProblem:
+        return None
+
+
+def _gpu_name(model: str, memory: float | None) -> str:
     """GPU_model as written; with the per-GPU memory appended where the model alone is ambiguous."""
     model = model.strip()
-    if model.lower() not in MEMORY_QUALIFIED:
+    if model.lower() not in MEMORY_QUALIFIED or memory is None:
         return model
-    try:
-        total = _number(record.get("GPU_memory"))
-    except (TypeError, ValueError):
-        return model
-    return f"{model} {round(total / gpus)}GB"
+    return f"{model} {round(memory)}GB"
 
 
 def _prices(linux: dict) -> dict[str, object]:
@@ -119,72 +110,66 @@ def _prices(linux: dict) -> dict[str, object]:
     return {k: v for k, v in found.items() if v not in (None, "")}
 
 
+def _record_rows(i: int, record, ref: str, observed_at: date, frame: Frame, rejects: Rejects) -> None:
+    if not isinstance(record, dict):
+        raise RowProblem("ec2_bad_record", "is not an object")
+    itype = record.get("instance_type")
+    gpus = _gpu_count(record)
+    if gpus is None:
+        return  # not a GPU instance
+    if not isinstance(itype, str) or not itype.strip():
+        raise RowProblem("ec2_missing_instance_type", "has no instance_type")
+    model = record.get("GPU_model")
+    if not isinstance(model, str) or not model.strip():
+        raise RowProblem("ec2_missing_gpu_model", f"has {gpus:g} GPUs but no GPU_model")
+    itype = itype.strip()
+    gpus = FRACTIONAL.get(itype, gpus)  # AWS reports one GPU for an L4 slice; the size table wins
+    memory = _memory_gb(record, gpus)
+    gpu_name = _gpu_name(model, memory)
+    pricing = record.get("pricing")
+    regions = {
+        region: by_os[OS]
+        for region, by_os in (pricing.items() if isinstance(pricing, dict) else [])
+        if isinstance(by_os, dict) and isinstance(by_os.get(OS), dict)
+    }
+    if not regions:
+        raise RowProblem("ec2_no_linux_price", f"has no pricing[region]['{OS}'] entry")
+    keep = {k: record.get(k) for k in ("instance_type", "GPU", "GPU_model")}
+    for region, linux in regions.items():
+        for kind, value in _prices(linux).items():
+            where = f"record {i} ({itype}) {region[:40]} {kind}:"
+            with rejects.guard(i, keep | {"region": region, "pricing": kind, "value": value}, where):
+                try:
+                    usd = _positive(value, "price")
+                except RowProblem as exc:
+                    rule = "ec2_unparseable_price" if exc.rule == "not_a_number" else exc.rule
+                    raise RowProblem(rule, f"{shown(value)} is not a positive USD per hour") from None
+                frame.add(price_row(
+                    provider=PROVIDER, region=region, zone=None, instance_type=itype, gpu_name=gpu_name,
+                    gpus_per_instance=gpus, usd_per_instance_hour=usd, pricing=kind, observed_at=observed_at,
+                    source=NAME, source_ref=ref, source_row=i, gpu_memory_gb=memory,
+                ))
+
+
 def parse(payload: Payload, observed_at: date) -> Parsed:
     ref = file_ref(payload)
-    rows: list[dict] = []
-    rejects: list[Reject] = []
-    for i, record in enumerate(_records(payload), start=1):
-        if not isinstance(record, dict):
-            rejects.append(Reject(NAME, i, "ec2_bad_record", f"record {i} is not an object"))
-            continue
-        itype = record.get("instance_type")
-        where = f"record {i} ({itype})"
-        keep = {k: record.get(k) for k in ("instance_type", "GPU", "GPU_model")}
-        gpus, problem = _gpu_count(record)
-        if problem:
-            rejects.append(Reject(NAME, i, "ec2_bad_gpu_count", f"{where}: {problem}", keep))
-            continue
-        if gpus is None:
-            continue  # not a GPU instance
-        if not isinstance(itype, str) or not itype.strip():
-            rejects.append(Reject(NAME, i, "ec2_missing_instance_type", f"record {i} has no instance_type", keep))
-            continue
-        model = record.get("GPU_model")
-        if not isinstance(model, str) or not model.strip():
-            detail = f"{where} has {gpus:g} GPUs but no GPU_model"
-            rejects.append(Reject(NAME, i, "ec2_missing_gpu_model", detail, keep))
-            continue
-        gpu_name = _gpu_name(model, record, gpus)  # memory per GPU the record reports
-        gpus = FRACTIONAL.get(itype.strip(), gpus)
-        pricing = record.get("pricing")
-        regions = {
-            region: by_os[OS]
-            for region, by_os in (pricing.items() if isinstance(pricing, dict) else [])
-            if isinstance(by_os, dict) and isinstance(by_os.get(OS), dict)
-        }
-        if not regions:
-            rejects.append(Reject(NAME, i, "ec2_no_linux_price", f"{where} has no pricing[region]['{OS}'] entry", keep))
-            continue
-        for region, linux in regions.items():
-            for kind, value in _prices(linux).items():
-                try:
-                    usd = _number(value)
-                except (TypeError, ValueError):
-                    rejects.append(
-                        Reject(NAME, i, "ec2_unparseable_price",
-                               f"{where} {region} {kind}: {value!r} is not a positive USD per hour",
-                               keep | {"region": region, "pricing": kind, "value": value})
-                    )
-                    continue
-                rows.append(
-                    {
-                        "provider": PROVIDER,
-                        "region": region,
-                        "zone": None,
-                        "instance_type": itype.strip(),
-                        "gpu_name": gpu_name,
-                        "gpus_per_instance": gpus,
-                        "usd_per_instance_hour": usd,
-                        "pricing": kind,
-                        "currency": "USD",
-                        "observed_at": observed_at,
-                        "source": NAME,
-                        "source_ref": ref,
-                        "source_row": i,
-                    }
-                )
-    frame = pl.DataFrame(rows, infer_schema_length=None)
-    return Parsed(conform(frame, PRICE_QUOTE), rejects)
+    rejects = Rejects(NAME)
+    frame = Frame(PRICE_QUOTE, NAME)
+    seen: set[str] = set()
+    count = 0
+    for count, record in enumerate(json_items(NAME, payload.url, payload.body), start=1):
+        if isinstance(record, dict):
+            seen.update(k for k in FIELDS if k in record)
+        keep = {k: record.get(k) for k in ("instance_type", "GPU", "GPU_model")} if isinstance(record, dict) else record
+        name = record.get("instance_type") if isinstance(record, dict) else None
+        with rejects.guard(count, keep, f"record {count} ({shown(name, 60) if name is not None else 'no name'})"):
+            _record_rows(count, record, ref, observed_at, frame, rejects)
+    if not count:
+        raise SourceError(NAME, f"{payload.url}: empty instance list")
+    for key in FIELDS:
+        if key not in seen:
+            raise SourceError(NAME, f"{payload.url}: field '{key}' missing from every record")
+    return Parsed(frame.finish(), rejects.result())
 
 
 SPEC = SourceSpec(
@@ -196,4 +181,5 @@ SPEC = SourceSpec(
     parse=parse,
     live=False,
     default_provider=PROVIDER,
+    max_bytes=MAX_BYTES,
 )

@@ -29,117 +29,96 @@ and unnamed rows with the same shape but different prices (Cudo lists some twice
 data centres) are left for the warehouse's duplicate_key rule: the first is kept. Ranges
 such as "20-26" occur in vCPUs/RAM; they only ever appear inside a made-up name.
 
-source_row is the data row number (row 1 = the line after the header).
+source_row is the data row number (row 1 = the line after the header). Rows are read by
+sources.records: a row with the wrong number of fields is `malformed_row`, the last row of a
+file without a final newline `possibly_truncated`. gpu_memory_gb is the "(80 GB)" in GPU Type.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import math
 import re
 from collections import defaultdict
 from datetime import date
 
-import polars as pl
-
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_only, file_ref
-from sources.contracts import PRICE_QUOTE, conform
+from sources import records
+from sources.base import Parsed, Payload, SourceSpec, file_only, file_ref
+from sources.contracts import PRICE_QUOTE
+from sources.rows import Frame, RowProblem, gpu_count, number, price_row, usd_per_hour
 
 NAME = "fsdl"
+MAX_BYTES = 256 * 1024  # the 2025-03 table is 15.5 KB (257 rows); 16x head-room
 REQUIRED = ("Cloud", "GPU Type", "GPUs", "On-demand", "Name")
 OPTIONAL = ("Spot",)  # GPU Arch, GPU RAM, vCPUs, RAM, Per-GPU are informational only
 NUMBER = re.compile(r"^\$?\s*(\d+(?:\.\d*)?|\.\d+)$")
+# "A100 (80 GB)": the table's per-GPU memory. Its `GPU RAM` column is not used: it is sometimes
+# the instance total (640 for 8 x 80 GB) and sometimes one card (80 for 4 x A100 80 GB).
+MEMORY = re.compile(r"\((\d+(?:\.\d+)?)\s*GB\)", re.IGNORECASE)
 
 
 fetch = file_only(NAME)
 
 
-def _records(payload: Payload) -> list[dict]:
-    try:
-        text = payload.body.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SourceError(NAME, f"{payload.url}: not UTF-8 text ({exc})") from exc
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [h.strip() for h in reader.fieldnames or []]
-    if not header:
-        raise SourceError(NAME, f"{payload.url}: empty file (no header line)")
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise SourceError(
-            NAME, f"{payload.url}: required column(s) {', '.join(repr(c) for c in missing)} missing from header"
-        )
-    records = [
-        {k.strip(): (v.strip() if isinstance(v, str) else v) for k, v in row.items() if k is not None}
-        for row in reader
-    ]
-    records = [r for r in records if any(v for v in r.values() if isinstance(v, str))]
-    if not records:
-        raise SourceError(NAME, f"{payload.url}: header but no rows")
-    return records
+def _records(payload: Payload) -> list[tuple[int, dict, tuple[str, str] | None]]:
+    """(data row, cells, problem) per row; rows with every cell empty are spacing, not data."""
+    found = records.read(NAME, payload, noun="rows", formats=("csv",), required=REQUIRED, lowercase=False,
+                         kind="csv")
+    return [(r.number, r.value, r.problem) for r in found
+            if r.problem or any(isinstance(v, str) and v for v in r.value.values())]
 
 
-def _price(text: str | None) -> float | None:
-    """A price cell -> float; None when empty; ValueError when it is not a positive number."""
+def _price(text: str | None, what: str) -> float | None:
+    """A price cell -> float; None when empty; RowProblem when it is not a positive number."""
     if not text:
         return None
     match = NUMBER.match(text.replace(",", ""))
-    if not match:
-        raise ValueError(text)
-    value = float(match[1])
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(text)
-    return value
+    value = number(match[1], what) if match else None
+    if value is None or value <= 0:
+        raise RowProblem(
+            "fsdl_unparseable_price", f"has {what}={text!r}, not a positive number of USD per instance-hour"
+        )
+    return usd_per_hour(value, what)
 
 
-def _gpus(text: str | None) -> float | None:
+def _gpus(text: str | None) -> float:
     try:
-        value = float(text or "")
-    except ValueError:
-        return None
-    return value if math.isfinite(value) and value > 0 else None
+        value = number(text, "GPUs")
+    except RowProblem:
+        value = None
+    if value is None or value <= 0:
+        raise RowProblem("fsdl_bad_gpu_count", f"has GPUs={text!r}, not a positive number")
+    return gpu_count(value, "GPUs")
 
 
 def provider_id(cloud: str) -> str:
     return re.sub(r"\s+", "-", cloud.strip().lower())
 
 
-def _check(i: int, r: dict) -> tuple[dict | None, tuple[str, str] | None]:
-    """(fields, None) for a usable row, or (None, (rule, detail))."""
-    where = f"row {i} ({r.get('Cloud') or '?'} {r.get('Name') or r.get('GPU Type') or '?'})"
+def _check(r: dict) -> tuple[float, dict[str, float | None]]:
+    """(GPUs, {pricing: USD per instance-hour or None}) for a usable row; RowProblem otherwise."""
     if not r.get("Cloud"):
-        return None, ("fsdl_missing_cloud", f"row {i} has no Cloud")
+        raise RowProblem("fsdl_missing_cloud", "has no Cloud")
     if not r.get("GPU Type"):
-        return None, ("fsdl_missing_gpu_type", f"{where} has no GPU Type")
+        raise RowProblem("fsdl_missing_gpu_type", "has no GPU Type")
     gpus = _gpus(r.get("GPUs"))
-    if gpus is None:
-        return None, ("fsdl_bad_gpu_count", f"{where} has GPUs={r.get('GPUs')!r}, not a positive number")
-    prices = {}
-    for column, pricing in (("On-demand", "on_demand"), ("Spot", "spot")):
-        try:
-            prices[pricing] = _price(r.get(column))
-        except ValueError:
-            return None, (
-                "fsdl_unparseable_price",
-                f"{where} has {column}={r.get(column)!r}, not a positive number of USD per instance-hour",
-            )
+    prices = {pricing: _price(r.get(column), column) for column, pricing in (("On-demand", "on_demand"),
+                                                                            ("Spot", "spot"))}
     if prices["on_demand"] is None and prices["spot"] is None:
-        return None, (
+        raise RowProblem(
             "fsdl_no_price",
-            f"{where} has neither an On-demand nor a Spot price (Per-GPU={r.get('Per-GPU')!r} is ambiguous "
+            f"has neither an On-demand nor a Spot price (Per-GPU={r.get('Per-GPU')!r} is ambiguous "
             "without the instance price, so it is not used)",
         )
-    return {"gpus": gpus, "prices": prices}, None
+    return gpus, prices
 
 
-def _instance_types(records: list[dict]) -> list[str]:
+def _instance_types(rows: list[dict]) -> list[str]:
     """Name, or a made-up name; a Name one provider reuses for different GPUs gets them appended."""
     configs: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
-    for r in records:
+    for r in rows:
         if r.get("Name"):
             configs[(provider_id(r.get("Cloud") or ""), r["Name"])].add((r.get("GPU Type") or "", r.get("GPUs") or ""))
     names = []
-    for r in records:
+    for r in rows:
         gpus = f"{r.get('GPUs') or '?'}x {r.get('GPU Type') or '?'}"
         name = r.get("Name")
         if not name:
@@ -152,38 +131,31 @@ def _instance_types(records: list[dict]) -> list[str]:
     return names
 
 
+def _where(i: int, r: dict) -> str:
+    return f"row {i} ({r.get('Cloud') or '?'} {r.get('Name') or r.get('GPU Type') or '?'})"
+
+
 def parse(payload: Payload, observed_at: date) -> Parsed:
-    records = _records(payload)
+    rows = _records(payload)  # a hand-curated table of a few hundred rows: held whole for the names
     ref = file_ref(payload)
-    rows: list[dict] = []
-    rejects: list[Reject] = []
-    for i, (r, instance_type) in enumerate(zip(records, _instance_types(records), strict=True), start=1):
-        fields, problem = _check(i, r)
-        if problem:
-            rejects.append(Reject(NAME, i, problem[0], problem[1], r))
-            continue
-        for pricing, usd in fields["prices"].items():
-            if usd is None:
-                continue
-            rows.append(
-                {
-                    "provider": provider_id(r["Cloud"]),
-                    "region": "global",
-                    "zone": None,
-                    "instance_type": instance_type,
-                    "gpu_name": r["GPU Type"],
-                    "gpus_per_instance": fields["gpus"],
-                    "usd_per_instance_hour": usd,
-                    "pricing": pricing,
-                    "currency": "USD",
-                    "observed_at": observed_at,
-                    "source": NAME,
-                    "source_ref": ref,
-                    "source_row": i,
-                }
-            )
-    frame = pl.DataFrame(rows, infer_schema_length=None)
-    return Parsed(conform(frame, PRICE_QUOTE), rejects)
+    rejects = records.Rejects(NAME)
+    frame = Frame(PRICE_QUOTE, NAME)
+    names = _instance_types([r for _, r, _ in rows])
+    for (i, r, problem), instance_type in zip(rows, names, strict=True):
+        with rejects.guard(i, r, _where(i, r)):
+            if problem:
+                raise RowProblem(*problem)
+            gpus, prices = _check(r)
+            memory = MEMORY.search(r["GPU Type"])
+            for pricing, usd in prices.items():
+                if usd is not None:
+                    frame.add(price_row(
+                        provider=provider_id(r["Cloud"]), region="global", zone=None, instance_type=instance_type,
+                        gpu_name=r["GPU Type"], gpus_per_instance=gpus, usd_per_instance_hour=usd,
+                        pricing=pricing, observed_at=observed_at, source=NAME, source_ref=ref, source_row=i,
+                        gpu_memory_gb=float(memory[1]) if memory else None,
+                    ))
+    return Parsed(frame.finish(), rejects.result())
 
 
 SPEC = SourceSpec(
@@ -194,4 +166,5 @@ SPEC = SourceSpec(
     fetch=fetch,
     parse=parse,
     live=False,
+    max_bytes=MAX_BYTES,
 )

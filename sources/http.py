@@ -1,6 +1,14 @@
-"""The one HTTP session every source uses: timeouts, retries with backoff, a size cap."""
+"""The one HTTP session every source uses: timeouts, retries with backoff, a size cap.
+
+Retries live here and only here (the fetch tasks do not retry on top): a 429 or 5xx is
+retried with backoff, honouring Retry-After, and a read that timed out is tried again. A
+name that does not resolve or a connection that is refused is not transient: it fails at
+once, so a night without network ends in seconds, not in minutes of retries.
+"""
 
 from __future__ import annotations
+
+from urllib.parse import urlparse
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -12,15 +20,17 @@ USER_AGENT = "gpucalc/0.1 (+https://github.com/gpucalc/gpucalc; nightly GPU pric
 TIMEOUT_S = (10, 60)  # connect, read
 MAX_BYTES = 256 * 1024 * 1024  # a price list larger than this is not what we asked for
 RETRY_STATUSES = (429, 500, 502, 503, 504)
+READ_RETRIES = 2
 
 
 def make_session(retries: int = 4, backoff_factor: float = 1.0) -> requests.Session:
     session = requests.Session()
     retry = Retry(
-        total=retries,
-        connect=retries,
-        read=retries,
+        total=None,
+        connect=0,  # DNS failure, refused connection: retrying only delays the same answer
+        read=READ_RETRIES,
         status=retries,
+        other=0,
         backoff_factor=backoff_factor,
         status_forcelist=RETRY_STATUSES,
         allowed_methods=frozenset({"GET", "POST"}),
@@ -66,4 +76,27 @@ def get_bytes(
                 )
             return body
     except requests.RequestException as exc:
-        raise SourceError(source, f"request to {url} failed: {exc}") from exc
+        raise SourceError(source, describe_failure(url, exc)) from exc
+
+
+def describe_failure(url: str, exc: requests.RequestException) -> str:
+    """One sentence for a failed request; the exception chain keeps the detail for the log."""
+    host = urlparse(url).hostname or url
+    text = str(exc)
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return f"timed out connecting to {host} after {TIMEOUT_S[0]} s"
+    if isinstance(exc, requests.exceptions.ReadTimeout):
+        return f"{host} did not answer within {TIMEOUT_S[1]} s (tried {READ_RETRIES + 1} times)"
+    if isinstance(exc, requests.exceptions.Timeout):
+        return f"timed out talking to {host}"
+    if isinstance(exc, requests.exceptions.SSLError):
+        return f"TLS handshake with {host} failed"
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        if any(s in text for s in ("NameResolution", "Name or service not known", "name resolution", "getaddrinfo")):
+            return f"cannot resolve {host} (no network or DNS)"
+        if "Connection refused" in text:
+            return f"{host} refused the connection"
+        if "Connection reset" in text or "RemoteDisconnected" in text:
+            return f"{host} closed the connection"
+        return f"cannot connect to {host}"
+    return f"request to {host} failed ({type(exc).__name__})"

@@ -11,6 +11,7 @@ Traps handled (price_sources.md §1.6):
 gpu_name is the API's `gpu_description` (e.g. "H100 (80 GB SXM5)"), which carries memory
 and form factor; when it is absent, the model part of the name ("a100_80gb_sxm4").
 CPU-only types (`cpu_*`, or specs.gpus == 0) are not GPU prices and are skipped.
+gpu_memory_gb is the "80 GB" of gpu_description (else of description, else "80gb" in the name).
 """
 
 from __future__ import annotations
@@ -20,33 +21,37 @@ import os
 import re
 from datetime import date
 
-import polars as pl
 import requests
 
-from sources.base import MissingKey, Parsed, Payload, Reject, SourceError, SourceSpec
-from sources.contracts import PRICE_QUOTE, conform
+from sources.base import MissingKey, Parsed, Payload, SourceError, SourceSpec
+from sources.contracts import PRICE_QUOTE
 from sources.http import get_bytes
+from sources.records import Rejects
+from sources.rows import MAX_GPUS, Frame, RowProblem, json_number, number, price_row, shown
 
 NAME = "lambda_cloud"
 PROVIDER = "lambda"
 URL = "https://cloud.lambdalabs.com/api/v1/instance-types"
 KEY_ENV = "LAMBDA_API_KEY"
-NAME_PATTERN = re.compile(r"^gpu_(?P<count>\d+)x_(?P<model>[a-z0-9][a-z0-9_]*)$")
+MAX_BYTES = 2 * 1024 * 1024  # ~30 instance types are ~20 KB of JSON
+NAME_PATTERN = re.compile(r"^gpu_(?P<count>\d{1,6})x_(?P<model>[a-z0-9][a-z0-9_]*)$")
+# "H100 (80 GB SXM5)", "1x A100 (40 GB SXM4)", "a100_80gb_sxm4": memory per GPU as Lambda states it.
+MEMORY = re.compile(r"(?<![0-9.])(\d{1,4}(?:\.\d+)?)\s*_?gb", re.IGNORECASE)
 
 
 def fetch(session: requests.Session, observed_at: date) -> list[Payload]:
     key = os.environ.get(KEY_ENV)
     if not key:
         raise MissingKey(NAME, f"set {KEY_ENV} to enable")
-    body = get_bytes(session, NAME, URL, headers={"Authorization": f"Bearer {key}"})
+    body = get_bytes(session, NAME, URL, headers={"Authorization": f"Bearer {key}"}, max_bytes=MAX_BYTES)
     return [Payload(source=NAME, name="instance_types.json", body=body, url=URL, provider=PROVIDER)]
 
 
 def _entries(payload: Payload) -> dict:
     try:
         data = json.loads(payload.body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SourceError(NAME, f"{payload.url}: body is not JSON ({exc})") from exc
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise SourceError(NAME, f"{payload.url}: body is not JSON ({shown(str(exc), 120)})") from None
     entries = data.get("data") if isinstance(data, dict) else None
     if not isinstance(entries, dict):
         raise SourceError(NAME, f"{payload.url}: no 'data' object in response")
@@ -60,63 +65,63 @@ def _entries(payload: Payload) -> dict:
     return entries
 
 
-def _row(i: int, key: str, entry) -> tuple[dict | None, tuple[str, str] | None]:
-    """Return (contract fields, None) for a GPU type, (None, (rule, detail)) for a bad one,
-    or (None, None) for a CPU-only type."""
+def memory_gb(itype: dict, model: str) -> float | None:
+    """Per-GPU memory from gpu_description, else description, else the model part of the name."""
+    for text in (itype.get("gpu_description"), itype.get("description"), model):
+        match = MEMORY.search(text) if isinstance(text, str) else None
+        if match:
+            return float(match[1])
+    return None
+
+
+def _row(i: int, key: str, entry) -> dict | None:
+    """Contract fields for a GPU type; None for a CPU-only type; RowProblem for a bad one."""
     itype = entry.get("instance_type") if isinstance(entry, dict) else None
     if not isinstance(itype, dict):
-        return None, ("lambda_bad_entry", f"entry {i} ({key}) has no instance_type object")
+        raise RowProblem("lambda_bad_entry", f"entry {i} ({shown(key)}) has no instance_type object")
     name = itype.get("name") or key
+    if not isinstance(name, str):
+        raise RowProblem("wrong_type", f"entry {i}: name is {shown(name)}, not text")
     specs = itype.get("specs") if isinstance(itype.get("specs"), dict) else {}
     spec_gpus = specs.get("gpus")
-    if name.startswith("cpu_") or spec_gpus == 0:
-        return None, None
+    if name.startswith("cpu_") or (spec_gpus == 0 and not isinstance(spec_gpus, bool)):
+        return None
     match = NAME_PATTERN.match(name)
     if not match:
-        return None, ("lambda_unparsed_name", f"entry {i}: cannot read GPU count/model from {name!r}")
+        raise RowProblem("lambda_unparsed_name", f"entry {i}: cannot read GPU count/model from {shown(name)}")
     count = int(match["count"])
-    if spec_gpus is not None and spec_gpus != count:
-        return None, (
-            "lambda_gpu_count_mismatch",
-            f"entry {i}: {name!r} names {count} GPUs but specs.gpus is {spec_gpus!r}",
+    if count > MAX_GPUS:
+        raise RowProblem("implausible_value", f"entry {i}: {name!r} names {count} GPUs, above {MAX_GPUS}")
+    if spec_gpus is not None and json_number(spec_gpus) != count:
+        raise RowProblem(
+            "lambda_gpu_count_mismatch", f"entry {i}: {name!r} names {count} GPUs but specs.gpus is {shown(spec_gpus)}"
         )
     cents = itype.get("price_cents_per_hour")
-    if isinstance(cents, bool) or not isinstance(cents, int | float) or cents <= 0:
-        return None, ("lambda_bad_price", f"entry {i} ({name}) has price_cents_per_hour={cents!r}")
+    if isinstance(cents, bool) or not isinstance(cents, int | float) or not number(cents, "price_cents_per_hour") > 0:
+        raise RowProblem("lambda_bad_price", f"entry {i} ({name}) has price_cents_per_hour={shown(cents)}")
     description = itype.get("gpu_description")
     gpu = description.strip() if isinstance(description, str) and description.strip() else match["model"]
     return {
         "instance_type": name,
         "gpu_name": gpu,
         "gpus_per_instance": float(count),
-        "usd_per_instance_hour": cents / 100,
-    }, None
+        "usd_per_instance_hour": float(cents) / 100,
+        "gpu_memory_gb": memory_gb(itype, match["model"]),
+    }
 
 
 def parse(payload: Payload, observed_at: date) -> Parsed:
-    rows: list[dict] = []
-    rejects: list[Reject] = []
+    rejects = Rejects(NAME)
+    frame = Frame(PRICE_QUOTE, NAME)
     for i, (key, entry) in enumerate(_entries(payload).items(), start=1):
-        fields, problem = _row(i, key, entry)
-        if problem:
-            rejects.append(Reject(NAME, i, problem[0], problem[1], entry if isinstance(entry, dict) else {}))
-        if fields:
-            rows.append(
-                fields
-                | {
-                    "provider": PROVIDER,
-                    "region": "global",
-                    "zone": None,
-                    "pricing": "on_demand",
-                    "currency": "USD",
-                    "observed_at": observed_at,
-                    "source": NAME,
-                    "source_ref": payload.url,
-                    "source_row": i,
-                }
-            )
-    frame = pl.DataFrame(rows, infer_schema_length=None)
-    return Parsed(conform(frame, PRICE_QUOTE), rejects)
+        with rejects.guard(i, entry, ""):
+            fields = _row(i, key, entry)
+            if fields:
+                frame.add(price_row(
+                    **fields, provider=PROVIDER, region="global", zone=None, pricing="on_demand",
+                    observed_at=observed_at, source=NAME, source_ref=payload.url, source_row=i,
+                ))
+    return Parsed(frame.finish(), rejects.result())
 
 
 SPEC = SourceSpec(
@@ -127,4 +132,5 @@ SPEC = SourceSpec(
     fetch=fetch,
     parse=parse,
     default_provider=PROVIDER,
+    max_bytes=MAX_BYTES,
 )

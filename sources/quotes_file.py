@@ -4,222 +4,135 @@ Format and examples: docs/quotes_and_runs.md. Each row is one instance type with
 in exactly one form: usd_per_instance_hour | usd_per_gpu_hour | relative_to + multiplier
 (a per-GPU multiple of another quote in the same file) | ownership fields (pricing
 "owned"; formula in sources/_quotes_file_price.py). File-only: `fetch` refuses.
+
+Records are read by sources.records (one bad row is one reject). Direct prices go straight into
+the frame; only relative quotes wait until every row is read, since their target may come later.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-from datetime import date, datetime
+from datetime import date
 
 import polars as pl
-import yaml
 
 from sources import _quotes_file_price as price
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_only, file_ref
-from sources.contracts import PRICE_QUOTE, PRICING_MODELS, conform
+from sources import records
+from sources.base import Parsed, Payload, SourceSpec, file_only, file_ref
+from sources.contracts import PRICE_QUOTE, PRICING_MODELS
+from sources.rows import Frame, RowProblem, day, gpu_count, number, price_row, shown, text, usd_per_hour
 
 NAME = "quotes_file"
-TEXT = (
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "gpu_name",
-    "pricing",
-    "currency",
-    "note",
-    "source_ref",
-    "relative_to",
-)
-FIELDS = {*TEXT, *price.NUMERIC, "observed_at"}
+MAX_BYTES = 2 * 1024 * 1024  # a hand-kept file: ~18,000 quotes of ~110 bytes; split a bigger one
+TEXT = {"provider", "region", "zone", "instance_type", "gpu_name", "pricing", "currency", "note", "source_ref",
+        "relative_to"}
+NUMERIC = set(price.NUMERIC)
+FIELDS = {*TEXT, *NUMERIC, "observed_at"}
 REQUIRED = ("provider", "instance_type", "gpu_name", "gpus_per_instance")
-
 
 fetch = file_only(NAME, "quotes")
 
 
-def _records(payload: Payload) -> list:
-    kind = payload.name.lower().rsplit(".", 1)[-1]
-    try:
-        text = payload.body.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SourceError(NAME, f"{payload.url}: not UTF-8 text ({exc})") from exc
-    if kind in ("yaml", "yml"):
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise SourceError(NAME, f"{payload.url}: invalid YAML ({exc})") from exc
-        # A bare list, or {"quotes": [...]} so the file can carry other top-level notes.
-        records = [] if data is None else data.get("quotes", data) if isinstance(data, dict) else data
-        if not isinstance(records, list):
-            raise SourceError(NAME, f"{payload.url}: expected a list of quotes (or a 'quotes:' list)")
-    elif kind == "csv":
-        lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-        reader = csv.DictReader(io.StringIO("\n".join(lines)))
-        header = [h.strip().lower() for h in reader.fieldnames or []]
-        unknown = sorted(set(header) - FIELDS)
-        missing = [c for c in REQUIRED if c not in header]
-        if unknown or missing:
-            raise SourceError(
-                NAME, f"{payload.url}: CSV header problem (unknown columns {unknown}, missing {missing})"
-            )
-        records = [{k.strip().lower(): v for k, v in r.items() if k is not None} for r in reader]
-    else:
-        raise SourceError(NAME, f"{payload.url}: quotes file must end in .csv, .yaml or .yml")
-    if not records:
-        raise SourceError(NAME, f"{payload.url}: no quotes in file")
-    return records
-
-
-def _clean(record: dict, observed_at: date, default_ref: str) -> tuple[dict, tuple[str, str] | None]:
-    """Normalise one record; return (fields, problem)."""
-    fields = {
-        str(k).strip().lower(): (v.strip() or None) if isinstance(v, str) else v for k, v in record.items()
-    }
-    unknown = sorted(set(fields) - FIELDS)
-    if unknown:
-        return fields, ("quote_unknown_field", f"has unknown field(s) {', '.join(unknown)}")
-    for key in TEXT:  # YAML turns `instance_type: 8` into an int; names are text
-        if fields.get(key) is not None and not isinstance(fields[key], str):
-            fields[key] = str(fields[key])
-    for key in price.NUMERIC:
-        value = fields.get(key)
-        if value is None:
+def _clean(record: dict, observed_at: date, default_ref: str) -> dict:
+    """One record's fields (empty ones left out), normalised; RowProblem names the first thing wrong."""
+    fields: dict = {}
+    unknown = []
+    for key, value in record.items():
+        if value is None or value == "":
             continue
-        try:
-            if isinstance(value, bool):
-                raise ValueError
-            fields[key] = float(value)
-        except (TypeError, ValueError):
-            return fields, ("quote_not_a_number", f"{key}={value!r} is not a number")
-        if fields[key] < 0:
-            return fields, ("quote_negative_value", f"{key}={value} is negative")
+        if key in NUMERIC:
+            value = number(value, key, "quote_not_a_number")
+            if value is None:
+                continue
+            if value < 0:
+                raise RowProblem("quote_negative_value", f"{key}={value:g} is negative")
+        elif key in TEXT:  # YAML turns `instance_type: 8` into an int; names are text
+            value = text(value, key)
+        elif key != "observed_at":
+            unknown.append(key)
+        fields[key] = value
+    if unknown:
+        names = ", ".join(k[:40] for k in sorted(unknown)[:10])
+        raise RowProblem("quote_unknown_field", f"has unknown field(s) {names}")
     missing = [k for k in REQUIRED if fields.get(k) is None]
     if missing:
-        return fields, ("quote_missing_field", f"lacks {', '.join(missing)}")
+        raise RowProblem("quote_missing_field", f"lacks {', '.join(missing)}")
     if fields["gpus_per_instance"] <= 0:
-        return fields, ("quote_bad_value", "gpus_per_instance must be > 0")
-    currency = str(fields.get("currency") or "USD").upper()
+        raise RowProblem("quote_bad_value", "gpus_per_instance must be > 0")
+    gpu_count(fields["gpus_per_instance"], "gpus_per_instance")
+    currency = (fields.get("currency") or "USD").upper()
     if currency != "USD":
-        return fields, ("quote_not_usd", f"currency {currency} is not USD (convert before quoting)")
-    day = fields.get("observed_at") or observed_at
-    if isinstance(day, str):
-        try:
-            day = date.fromisoformat(day)
-        except ValueError:
-            return fields, ("quote_bad_date", f"observed_at {day!r} is not YYYY-MM-DD")
-    if isinstance(day, datetime):
-        day = day.date()
-    if not isinstance(day, date):
-        return fields, ("quote_bad_date", f"observed_at {day!r} is not a date")
+        raise RowProblem("quote_not_usd", f"currency {shown(currency)} is not USD (convert before quoting)")
     form, problem = price.form_of(fields)
     if problem:
-        return fields, problem
+        raise RowProblem(*problem)
     pricing = fields.get("pricing") or ("owned" if form == "ownership" else "on_demand")
     if pricing not in PRICING_MODELS:
-        return fields, ("quote_bad_pricing", f"pricing {pricing!r} is not one of {', '.join(PRICING_MODELS)}")
+        raise RowProblem("quote_bad_pricing", f"pricing {shown(pricing)} is not one of {', '.join(PRICING_MODELS)}")
     if form == "ownership" and pricing != "owned":
-        return fields, (
-            "quote_ownership_pricing",
-            f"ownership fields with pricing {pricing!r} (must be owned)",
-        )
+        raise RowProblem("quote_ownership_pricing", f"ownership fields with pricing {shown(pricing)} (must be owned)")
     fields |= {
         "form": form,
         "pricing": pricing,
-        "currency": currency,
-        "observed_at": day,
+        "observed_at": day(fields.get("observed_at", observed_at), "observed_at"),
         "region": fields.get("region") or "global",
         "source_ref": fields.get("source_ref") or default_ref,
     }
-    return fields, None
+    if form != "relative":
+        usd, problem = price.direct_price(form, fields)
+        if problem:
+            raise RowProblem(*problem)
+        fields["usd"] = usd_per_hour(usd, "USD per instance-hour")
+    return fields
 
 
-def _resolve_relative(rows: dict[int, dict], bad: dict[int, tuple[str, str]]) -> None:
-    """Price relative rows from their targets, repeating so chains resolve; cycles are rejected."""
-    pending = [n for n, r in rows.items() if r.get("form") == "relative" and n not in bad]
-    while pending:
-        progressed = False
-        for n in list(pending):
-            row = rows[n]
-            if row.get("relative_to") is None or row.get("multiplier") is None:
-                bad[n] = ("quote_incomplete_relative", "relative quotes need both relative_to and multiplier")
-            else:
-                target, problem = price.relative_target(n, row["relative_to"], row["pricing"], rows)
-                if problem:
-                    bad[n] = problem
-                elif target in bad:
-                    bad[n] = (
-                        "quote_relative_target_rejected",
-                        f"relative_to points at rejected quote {target}",
-                    )
-                elif rows[target].get("usd_per_instance_hour_final") is None:
-                    continue  # the target is itself relative and not priced yet
-                else:
-                    per_gpu = rows[target]["usd_per_instance_hour_final"] / rows[target]["gpus_per_instance"]
-                    row["usd_per_instance_hour_final"] = (
-                        row["multiplier"] * per_gpu * row["gpus_per_instance"]
-                    )
-            pending.remove(n)
-            progressed = True
-        if not progressed:
-            for n in pending:
-                bad[n] = (
-                    "quote_relative_cycle",
-                    f"relative_to {rows[n]['relative_to']!r} never resolves (cycle)",
-                )
-            return
+def _row(n: int, fields: dict, usd: float) -> dict:
+    return price_row(
+        provider=fields["provider"], region=fields["region"], zone=fields.get("zone"),
+        instance_type=fields["instance_type"], gpu_name=fields["gpu_name"],
+        gpus_per_instance=fields["gpus_per_instance"], usd_per_instance_hour=usd, pricing=fields["pricing"],
+        observed_at=fields["observed_at"], source=NAME, source_ref=fields["source_ref"], source_row=n,
+        gpu_memory_gb=fields.get("gpu_memory_gb"),
+    )
 
 
 def parse(payload: Payload, observed_at: date) -> Parsed:
-    rows: dict[int, dict] = {}
-    bad: dict[int, tuple[str, str]] = {}
-    for i, record in enumerate(_records(payload), start=1):
-        if not isinstance(record, dict):
-            rows[i], bad[i] = {}, ("quote_not_a_mapping", "is not a mapping of field: value")
+    rejects = records.Rejects(NAME)
+    ref = file_ref(payload)
+    frame = Frame(PRICE_QUOTE, NAME)
+    relatives: dict[int, dict] = {}  # priced once every row is read (a target may come later)
+    rejected: list[tuple] = []  # (row, instance_type, gpu_name, pricing): a relative_to may name one
+    for rec in records.read(NAME, payload, noun="quotes", formats=("csv", "yaml", "yml"), required=REQUIRED,
+                            known=FIELDS, list_key="quotes"):
+        value = rec.value
+        label = value.get("instance_type") if isinstance(value, dict) else None
+        with rejects.guard(rec.number, value, records.where("quote", rec.number, label, "no instance_type")):
+            if rec.problem:
+                raise RowProblem(*rec.problem)
+            fields = _clean(value, observed_at, ref)
+            if fields["form"] == "relative":
+                relatives[rec.number] = fields
+            else:
+                frame.add(_row(rec.number, fields, fields["usd"]))
             continue
-        rows[i], problem = _clean(record, observed_at, file_ref(payload))
+        if isinstance(value, dict):  # reached only when the guard rejected the record
+            rejected.append((rec.number, *(_name(value.get(k)) for k in ("instance_type", "gpu_name", "pricing"))))
+    direct = frame.finish()
+    if not relatives:
+        return Parsed(direct, rejects.result(by_row=True))
+    priced = Frame(PRICE_QUOTE, NAME)
+    for n, fields, usd, problem in price.resolve(relatives, direct, rejected):
         if problem:
-            bad[i] = problem
-        elif rows[i]["form"] != "relative":
-            value, problem = price.direct_price(rows[i]["form"], rows[i])
-            if problem:
-                bad[i] = problem
-            rows[i]["usd_per_instance_hour_final"] = value
-    _resolve_relative(rows, bad)
+            where = records.where("quote", n, fields["instance_type"], "no instance_type")
+            rejects.add(n, problem[0], f"{where} {problem[1]}")
+            continue
+        with rejects.guard(n, {}, f"quote {n}"):
+            priced.add(_row(n, fields, usd))
+    rows = pl.concat([direct, priced.finish()]).sort("source_row", maintain_order=True)
+    return Parsed(rows, rejects.result(by_row=True))
 
-    rejects = [
-        Reject(
-            NAME,
-            n,
-            rule,
-            f"quote {n} ({rows[n].get('instance_type') or 'no instance_type'}) {detail}",
-            {k: v for k, v in rows[n].items() if k in FIELDS},
-        )
-        for n, (rule, detail) in sorted(bad.items())
-    ]
-    good = [
-        {
-            k: r.get(k)
-            for k in (
-                "provider",
-                "region",
-                "zone",
-                "instance_type",
-                "gpu_name",
-                "gpus_per_instance",
-                "pricing",
-                "currency",
-                "observed_at",
-                "source_ref",
-            )
-        }
-        | {"usd_per_instance_hour": r["usd_per_instance_hour_final"], "source": NAME, "source_row": n}
-        for n, r in rows.items()
-        if n not in bad
-    ]
-    frame = pl.DataFrame(good, infer_schema_length=None)
-    return Parsed(conform(frame, PRICE_QUOTE), rejects)
+
+def _name(value: object) -> str | None:
+    return str(value).strip() if isinstance(value, str | int | float) and not isinstance(value, bool) else None
 
 
 SPEC = SourceSpec(
@@ -230,4 +143,5 @@ SPEC = SourceSpec(
     fetch=fetch,
     parse=parse,
     live=False,
+    max_bytes=MAX_BYTES,
 )

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import os
+import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -17,6 +20,39 @@ from pathlib import Path
 from sources.base import Payload
 
 META_SUFFIX = ".meta.json"
+# Every path component under raw/ comes from a source name, a provider or a file name, i.e.
+# from data or flags: it must be one plain name, never a path ("../x", "/etc", "a/b").
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$")
+log = logging.getLogger(__name__)
+
+
+class UnsafeName(ValueError):
+    """A name that would not stay one plain file or folder name under raw/."""
+
+
+def check_name(what: str, value: str) -> str:
+    """`value` if it is safe as one path component, else UnsafeName saying why."""
+    if not isinstance(value, str) or not SAFE_NAME.match(value) or ".." in value:
+        raise UnsafeName(
+            f"{what} {value!r} is not a plain name: use letters, digits and . _ + - only "
+            "(no slashes, no '..', at most 200 characters)"
+        )
+    return value
+
+
+def payload_id(source: str, day: date, name: str) -> str:
+    """A kept payload's identity everywhere (rows, rejects, raw_payload): <source>/<day>/<name>."""
+    return f"{source}/{day.isoformat()}/{name}"
+
+
+def write_atomically(path: Path, body: bytes) -> None:
+    """Write to a temporary name, flush, then rename: a crash never leaves a cut file."""
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "wb") as handle:
+        handle.write(body)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, path)
 
 
 @dataclass(frozen=True)
@@ -37,14 +73,12 @@ class Kept:
 
 def save(payload: Payload, raw_dir: Path, day: date, run_id: str | None = None) -> Kept:
     """Write the body and its sidecar; a second save of the same name replaces both."""
-    folder = raw_dir / payload.source / day.isoformat()
+    folder = raw_dir / check_name("source", payload.source) / day.isoformat()
+    path = folder / check_name("payload name", payload.name)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / payload.name
-    # Write to a temporary name first: a crash mid-write must not leave a cut payload that a
-    # later replay would parse as if it were what the source sent.
-    partial = folder / (payload.name + ".partial")
-    partial.write_bytes(payload.body)
-    partial.replace(path)
+    # A crash mid-write must not leave a cut payload that a later replay would parse as if
+    # it were what the source sent, nor a cut sidecar that no replay could read.
+    write_atomically(path, payload.body)
     kept = Kept(
         source=payload.source,
         day=day,
@@ -66,7 +100,7 @@ def save(payload: Payload, raw_dir: Path, day: date, run_id: str | None = None) 
         "fetched_at": kept.fetched_at.isoformat(),
         "run_id": run_id,
     }
-    (folder / (payload.name + META_SUFFIX)).write_text(json.dumps(meta, indent=1))
+    write_atomically(folder / (payload.name + META_SUFFIX), json.dumps(meta, indent=1).encode())
     return kept
 
 
@@ -79,27 +113,49 @@ def kept_day(raw_dir: Path, source: str, day: date) -> list[Kept]:
     for path in sorted(folder.iterdir()):
         if path.name.endswith((META_SUFFIX, ".partial")) or not path.is_file():
             continue
-        meta_path = folder / (path.name + META_SUFFIX)
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        meta = _sidecar(folder / (path.name + META_SUFFIX))
         size = path.stat().st_size
         # A file dropped in by hand has no sidecar: describe it from the bytes themselves.
-        sha = meta.get("sha256") or hashlib.sha256(path.read_bytes()).hexdigest()
-        fetched = meta.get("fetched_at")
+        sha = _text(meta, "sha256") or hashlib.sha256(path.read_bytes()).hexdigest()
         kept.append(
             Kept(
                 source=source,
                 day=day,
                 name=path.name,
                 path=path,
-                url=meta.get("url", str(path)),
-                provider=meta.get("provider"),
+                url=_text(meta, "url") or str(path),
+                provider=_text(meta, "provider"),
                 sha256=sha,
-                bytes=meta.get("bytes", size),
-                fetched_at=datetime.fromisoformat(fetched) if fetched else _mtime(path),
-                run_id=meta.get("run_id"),
+                bytes=meta["bytes"] if isinstance(meta.get("bytes"), int) else size,
+                fetched_at=_time(_text(meta, "fetched_at")) or _mtime(path),
+                run_id=_text(meta, "run_id"),
             )
         )
     return kept
+
+
+def _text(meta: dict, key: str) -> str | None:
+    value = meta.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def _time(text: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def _sidecar(meta_path: Path) -> dict:
+    """What a sidecar says, or nothing when it is missing or unreadable (the bytes still are)."""
+    if not meta_path.exists():
+        return {}
+    try:
+        meta = json.loads(meta_path.read_text())
+        return meta if isinstance(meta, dict) else {}
+    except (OSError, ValueError) as exc:
+        log.warning("ignoring unreadable sidecar %s (%s); describing the payload from its bytes", meta_path, exc)
+        return {}
 
 
 def as_payload(kept: Kept) -> Payload:

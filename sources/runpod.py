@@ -11,7 +11,8 @@ Traps handled (price_sources.md §1.5):
   different question and is not queried.
 
 gpu_name is RunPod's gpu type id (e.g. "NVIDIA H100 80GB HBM3"), the most specific
-spelling the API gives; the instance type drops the vendor prefix for readability.
+spelling the API gives; the instance type drops the vendor prefix for readability;
+gpu_memory_gb is the type's `memoryInGb` (per GPU).
 """
 
 from __future__ import annotations
@@ -20,17 +21,19 @@ import json
 import os
 from datetime import date
 
-import polars as pl
 import requests
 
-from sources.base import MissingKey, Parsed, Payload, Reject, SourceError, SourceSpec
-from sources.contracts import PRICE_QUOTE, conform
+from sources.base import MissingKey, Parsed, Payload, SourceError, SourceSpec
+from sources.contracts import PRICE_QUOTE
 from sources.http import get_bytes
+from sources.records import Rejects
+from sources.rows import MAX_GPUS, Frame, RowProblem, json_number, memory_gb, number, price_row, shown
 
 NAME = "runpod"
 PROVIDER = "runpod"
 URL = "https://api.runpod.io/graphql"
 KEY_ENV = "RUNPOD_API_KEY"
+MAX_BYTES = 2 * 1024 * 1024  # ~50 GPU types are ~20 KB of JSON
 SHAPES = (1, 2, 4, 8)
 QUERY = """query GpuTypes {
   gpuTypes {
@@ -60,6 +63,7 @@ def fetch(session: requests.Session, observed_at: date) -> list[Payload]:
         method="POST",
         json={"query": QUERY},
         headers={"Authorization": f"Bearer {key}"},
+        max_bytes=MAX_BYTES,
     )
     return [Payload(source=NAME, name="gpu_types.json", body=body, url=URL, provider=PROVIDER)]
 
@@ -67,14 +71,17 @@ def fetch(session: requests.Session, observed_at: date) -> list[Payload]:
 def _gpu_types(payload: Payload) -> list:
     try:
         data = json.loads(payload.body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SourceError(NAME, f"{payload.url}: body is not JSON ({exc})") from exc
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise SourceError(NAME, f"{payload.url}: body is not JSON ({shown(str(exc), 120)})") from None
     if not isinstance(data, dict):
         raise SourceError(NAME, f"{payload.url}: response is not a JSON object")
-    if data.get("errors") and not (data.get("data") or {}).get("gpuTypes"):
-        messages = "; ".join(str(e.get("message", e)) for e in data["errors"] if isinstance(e, dict))
-        raise SourceError(NAME, f"{payload.url}: GraphQL error: {messages or data['errors']}")
-    types = (data.get("data") or {}).get("gpuTypes")
+    found = data.get("data") if isinstance(data.get("data"), dict) else {}
+    errors = data.get("errors")
+    if errors and not found.get("gpuTypes"):
+        listed = errors if isinstance(errors, list) else [errors]
+        messages = "; ".join(str(e.get("message", e))[:200] for e in listed[:5] if isinstance(e, dict))
+        raise SourceError(NAME, f"{payload.url}: GraphQL error: {messages or shown(errors, 200)}")
+    types = found.get("gpuTypes")
     if not isinstance(types, list):
         raise SourceError(NAME, f"{payload.url}: no data.gpuTypes list in response")
     if not types:
@@ -85,66 +92,58 @@ def _gpu_types(payload: Payload) -> list:
     return types
 
 
-def _price(value) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+def _price(value: object, what: str) -> float | None:
+    """USD per GPU-hour; None when not sold (null, 0, negative or text)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value)
+    usd = number(value, what)  # nan / inf / giant ints are named, not dropped
+    return usd if usd and usd > 0 else None
 
 
 def shapes(max_count: int) -> list[int]:
     return sorted({n for n in SHAPES if n <= max_count} | {max_count})
 
 
-def _offers(i: int, gpu) -> tuple[list[tuple[str, str, float]], tuple[str, str] | None]:
-    """(cloud, pricing, USD per GPU-hour) for each price the type is sold at, or a problem."""
+def _offers(gpu) -> list[tuple[str, str, float]]:
+    """(cloud, pricing, USD per GPU-hour) for each price the type is sold at; RowProblem if none."""
     if not isinstance(gpu, dict) or not isinstance(gpu.get("id"), str) or not gpu["id"].strip():
-        return [], ("runpod_missing_id", f"gpu type {i} has no id")
+        raise RowProblem("runpod_missing_id", "has no id")
     max_count = gpu.get("maxGpuCount")
     if isinstance(max_count, bool) or not isinstance(max_count, int) or max_count < 1:
-        return [], ("runpod_bad_max_gpu_count", f"gpu type {i} ({gpu['id']}) has maxGpuCount={max_count!r}")
+        raise RowProblem("runpod_bad_max_gpu_count", f"has maxGpuCount={shown(max_count)}")
+    if max_count > MAX_GPUS:
+        raise RowProblem("implausible_value", f"has maxGpuCount={max_count}, above {MAX_GPUS}")
     # secureCloud/communityCloud false means the type is not sold there, whatever the price.
     sold = {
         "SECURE": gpu.get("secureCloud") is not False,
         "COMMUNITY": gpu.get("communityCloud") is not False,
     }
-    offers = [(cloud, pricing, _price(gpu.get(field))) for field, cloud, pricing in PRICES]
+    offers = [(cloud, pricing, _price(gpu.get(field), field)) for field, cloud, pricing in PRICES]
     offers = [o for o in offers if o[2] is not None and sold[o[0]]]
     if not offers:
         # Listed but unpriced types (retired or not yet launched) are normal; note them.
-        return [], ("runpod_no_price", f"gpu type {i} ({gpu['id']}) has no positive price")
-    return offers, None
+        raise RowProblem("runpod_no_price", "has no positive price")
+    return offers
 
 
 def parse(payload: Payload, observed_at: date) -> Parsed:
-    rows: list[dict] = []
-    rejects: list[Reject] = []
+    rejects = Rejects(NAME)
+    frame = Frame(PRICE_QUOTE, NAME)
     for i, gpu in enumerate(_gpu_types(payload), start=1):
-        offers, problem = _offers(i, gpu)
-        if problem:
-            rejects.append(Reject(NAME, i, *problem, gpu if isinstance(gpu, dict) else {}))
-            continue
-        label = gpu["id"].removeprefix("NVIDIA ").strip()
-        for cloud, pricing, per_gpu in offers:
-            for n in shapes(gpu["maxGpuCount"]):
-                rows.append(
-                    {
-                        "provider": PROVIDER,
-                        "region": "global",
-                        "zone": None,
-                        "instance_type": f"{n}x {label} {cloud}",
-                        "gpu_name": gpu["id"],
-                        "gpus_per_instance": float(n),
-                        "usd_per_instance_hour": per_gpu * n,
-                        "pricing": pricing,
-                        "currency": "USD",
-                        "observed_at": observed_at,
-                        "source": NAME,
-                        "source_ref": payload.url,
-                        "source_row": i,
-                    }
-                )
-    frame = pl.DataFrame(rows, infer_schema_length=None)
-    return Parsed(conform(frame, PRICE_QUOTE), rejects)
+        ident = gpu.get("id") if isinstance(gpu, dict) else None
+        with rejects.guard(i, gpu, f"gpu type {i}" + (f" ({ident})" if isinstance(ident, str) else "")):
+            offers = _offers(gpu)
+            label = gpu["id"].removeprefix("NVIDIA ").strip()
+            memory = memory_gb(json_number(gpu.get("memoryInGb")))
+            for cloud, pricing, per_gpu in offers:
+                for n in shapes(gpu["maxGpuCount"]):
+                    frame.add(price_row(
+                        provider=PROVIDER, region="global", zone=None, instance_type=f"{n}x {label} {cloud}",
+                        gpu_name=gpu["id"], gpus_per_instance=float(n), usd_per_instance_hour=per_gpu * n,
+                        pricing=pricing, observed_at=observed_at, source=NAME, source_ref=payload.url,
+                        source_row=i, gpu_memory_gb=memory,
+                    ))
+    return Parsed(frame.finish(), rejects.result())
 
 
 SPEC = SourceSpec(
@@ -156,4 +155,5 @@ SPEC = SourceSpec(
     fetch=fetch,
     parse=parse,
     default_provider=PROVIDER,
+    max_bytes=MAX_BYTES,
 )

@@ -3,6 +3,12 @@
 One payload per cloud, from skypilot-org/skypilot-catalog on GitHub (price_sources.md §2).
 Prices are USD per instance-hour; AcceleratorCount is a float and may be fractional. The
 same `parse` ingests a user's file when `Payload.provider` names the cloud.
+
+Besides the price, each row says what the catalog knows about the GPU: gpu_memory_gb from
+GpuInfo (unit rules in `_skypilot_rows.gpu_memory`), price_statistic "median" for Vast's
+bucket medians (its SpotPrice, the largest min_bid, is an auction_floor), and for Shadeform
+the cloud that runs the machine, from the instance type's prefix ("crusoe_A100-80G-sxm4x8").
+Rows stream from the text; one bad row or price is one reject.
 """
 
 from __future__ import annotations
@@ -12,16 +18,19 @@ import logging
 import re
 from datetime import date
 
-import polars as pl
 import requests
 
 from sources import _skypilot_gcp
-from sources._skypilot_rows import PRICE_COLUMNS, SOURCE, Table, number, price, quote, read_table
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec
-from sources.contracts import PRICE_QUOTE, conform
+from sources._skypilot_rows import PRICE_COLUMNS, SOURCE, Table, count, gpu_memory, price, read_table
+from sources.base import Parsed, Payload, SourceError, SourceSpec
+from sources.contracts import PRICE_QUOTE
 from sources.http import get_bytes
+from sources.records import Rejects, first_of_each
+from sources.rows import Frame, RowProblem, price_row
 
 NAME = SOURCE
+# The largest catalog (aws, 2025) is 3.7 MB; a limit with 8x head-room keeps memory bounded.
+MAX_BYTES = 32 * 1024 * 1024
 URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/{version}/{cloud}/vms.csv"
 # v8 is the newest schema; Azure, Paperspace, Fluidstack and DigitalOcean were last
 # published under older versions (SOURCES.md: Azure and Paperspace are v6), so a 404 on v8
@@ -38,6 +47,9 @@ CLOUDS = (
 WRONG_COUNTS: dict[tuple[str, str], tuple[float, float]] = {
     ("azure", "Standard_ND96isr_H100_v5"): (12.0, 8.0),
 }
+# Shadeform resells other clouds and names them in the instance type ("crusoe_A100-80G-sxm4x8");
+# where the prefix is a cloud gpucalc knows under another id, that id is used.
+UNDERLYING_IDS = {"lambdalabs": "lambda"}
 # Flagship SKUs whose GPU count is a published fact (AWS/Azure instance docs); any other count
 # is a catalog error and the row is rejected rather than repaired.
 KNOWN_COUNTS: dict[tuple[str, str], float] = {
@@ -74,7 +86,7 @@ def _download(session: requests.Session, cloud: str) -> tuple[str, bytes]:
     for version in VERSIONS:
         url = URL.format(version=version, cloud=cloud)
         try:
-            return url, get_bytes(session, NAME, url)
+            return url, get_bytes(session, NAME, url, max_bytes=MAX_BYTES)
         except SourceError as exc:
             if not exc.message.startswith("HTTP 404"):
                 raise
@@ -86,25 +98,27 @@ def parse(payload: Payload, observed_at: date) -> Parsed:
     provider = _provider(payload)
     table = read_table(payload)
     ref = f"{payload.url}#sha256={hashlib.sha256(payload.body).hexdigest()[:16]}"
-    rows = table.rows
-    quotes: list[dict] = []
-    rejects = list(table.rejects)
+    rejects = Rejects(NAME)
+    frame = Frame(PRICE_QUOTE, NAME)
     if provider == "gcp":
         _refuse_accelerator_only(table)
-        quotes, rejects_gcp = _skypilot_gcp.compose(rows, ref, observed_at)
-        rejects += rejects_gcp
-        rows = [(n, r) for n, r in rows if r["InstanceType"] and r["AcceleratorName"]]
-    for row_no, row in rows:
+        _skypilot_gcp.compose(table, ref, observed_at, frame, rejects)
+    for row_no, row in table.rows(rejects if provider != "gcp" else None):  # gcp's were reported
         if not row["AcceleratorName"] or row["AcceleratorName"].lower().startswith("tpu"):
-            continue  # CPU-only (or TPU) instance: out of scope
+            continue  # CPU-only (or TPU) instance, or a GCP host row (compose() priced it)
+        if provider == "gcp" and not row["InstanceType"]:
+            continue  # a GCP accelerator row: priced into its hosts by compose()
         if row["InstanceType"].endswith("_Promo"):
             continue  # Azure promotional meters on retired series are not list prices (§5)
-        found, bad = _instance_quotes(provider, row_no, row, ref, observed_at)
-        quotes += found
-        rejects += bad
-    quotes, dupes = _drop_duplicates(quotes)
-    frame = pl.DataFrame(quotes, schema=PRICE_QUOTE)
-    return Parsed(conform(frame, PRICE_QUOTE), sorted(rejects + dupes, key=lambda r: r.source_row))
+        with rejects.guard(row_no, row, ""):
+            _instance_quotes(provider, row_no, row, ref, observed_at, frame, rejects)
+    quotes = first_of_each(frame.finish(), ["provider", "region", "zone", "instance_type", "pricing"], rejects,
+                           _duplicate)
+    return Parsed(quotes, rejects.result(by_row=True))
+
+
+def _duplicate(q: dict) -> str:
+    return f"row {q['source_row']}: second {q['pricing']} price for {q['instance_type']} in {q['zone'] or q['region']}"
 
 
 def _provider(payload: Payload) -> str:
@@ -119,7 +133,13 @@ def _provider(payload: Payload) -> str:
 def _refuse_accelerator_only(table: Table) -> None:
     # The 2022 in-repo gcp.csv (no vCPUs column) holds only GPU/TPU rows; without host VM
     # rows no instance price can be composed, so it is refused rather than under-priced.
-    if not any(r["InstanceType"] for _, r in table.rows) and table.rows:
+    rows = any_rows = False
+    for _, row in table.rows():
+        any_rows = True
+        if row["InstanceType"]:
+            rows = True
+            break
+    if any_rows and not rows:
         legacy = " (legacy pre-v5 schema, no vCPUs column)" if "vCPUs" not in table.header else ""
         raise SourceError(
             NAME, f"{table.name}: gcp catalog has accelerator rows but no host VM rows{legacy}; "
@@ -127,58 +147,44 @@ def _refuse_accelerator_only(table: Table) -> None:
         )
 
 
-def _instance_quotes(provider: str, row_no: int, row: dict[str, str], ref: str, observed_at: date):
-    count, bad = _gpu_count(provider, row_no, row)
-    if bad:
-        return [], [bad]
+def _instance_quotes(provider: str, row_no: int, row: dict[str, str], ref: str, observed_at: date,
+                     frame: Frame, rejects: Rejects) -> None:
+    gpus = _gpu_count(provider, row_no, row)
     if not row["Region"]:
-        return [], [Reject(NAME, row_no, "missing_region", f"row {row_no}: Region is empty", row)]
-    quotes, rejects = [], []
+        raise RowProblem("missing_region", f"row {row_no}: Region is empty")
+    marketplace = provider == "vast"  # SkyPilot's vast Price is a bucket median, SpotPrice the max min_bid
     for column, pricing in PRICE_COLUMNS:
-        usd, bad = price(row_no, row, column)
-        if bad:
-            rejects.append(bad)
-        elif usd is not None:
-            quotes.append(quote(
-                provider=provider, row_no=row_no, region=row["Region"],
-                zone=row.get("AvailabilityZone") or None, instance_type=row["InstanceType"],
-                gpu_name=row["AcceleratorName"], gpus=count, usd=usd, pricing=pricing, ref=ref,
-                observed_at=observed_at,
+        with rejects.guard(row_no, row, ""):  # one bad column does not cost the other its row
+            usd = price(row_no, row, column)
+            if usd is None:
+                continue
+            frame.add(price_row(
+                provider=provider, region=row["Region"], zone=row.get("AvailabilityZone") or None,
+                instance_type=row["InstanceType"], gpu_name=row["AcceleratorName"], gpus_per_instance=gpus,
+                usd_per_instance_hour=usd, pricing=pricing, observed_at=observed_at, source=NAME, source_ref=ref,
+                source_row=row_no, gpu_memory_gb=gpu_memory(provider, row, gpus),
+                price_statistic=("median" if pricing == "on_demand" else "auction_floor") if marketplace else "list",
+                underlying_provider=_underlying(provider, row["InstanceType"]),
             ))
-    return quotes, rejects
 
 
-def _gpu_count(provider: str, row_no: int, row: dict[str, str]) -> tuple[float, Reject | None]:
-    try:
-        count = number(row, "AcceleratorCount")
-    except ValueError:
-        count = None
-    if not count or count <= 0:
-        detail = f"row {row_no}: AcceleratorCount {row['AcceleratorCount']!r} is not a positive number"
-        return 0.0, Reject(NAME, row_no, "bad_gpu_count", detail, row)
+def _underlying(provider: str, instance_type: str) -> str | None:
+    if provider != "shadeform" or "_" not in instance_type:
+        return None
+    prefix = instance_type.split("_", 1)[0].lower()
+    return UNDERLYING_IDS.get(prefix, prefix) or None
+
+
+def _gpu_count(provider: str, row_no: int, row: dict[str, str]) -> float:
+    gpus = count(row_no, row)
     sku = (provider, row["InstanceType"])
     wrong, right = WRONG_COUNTS.get(sku, (None, None))
-    if count == wrong:
-        count = right
+    if gpus == wrong:
+        gpus = right
     known = KNOWN_COUNTS.get(sku)
-    if known is not None and count != known:
-        detail = f"row {row_no}: {sku[1]} has {known:g} GPUs, catalog says {count:g}"
-        return 0.0, Reject(NAME, row_no, "gpu_count_mismatch", detail, row)
-    return count, None
-
-
-def _drop_duplicates(quotes: list[dict]) -> tuple[list[dict], list[Reject]]:
-    seen: set[tuple] = set()
-    kept, rejects = [], []
-    for q in quotes:
-        key = (q["provider"], q["region"], q["zone"], q["instance_type"], q["pricing"])
-        if key in seen:
-            detail = f"row {q['source_row']}: second {q['pricing']} price for {key[3]} in {key[2] or key[1]}"
-            rejects.append(Reject(NAME, q["source_row"], "duplicate_row", detail))
-            continue
-        seen.add(key)
-        kept.append(q)
-    return kept, rejects
+    if known is not None and gpus != known:
+        raise RowProblem("gpu_count_mismatch", f"row {row_no}: {sku[1]} has {known:g} GPUs, catalog says {gpus:g}")
+    return gpus
 
 
 SPEC = SourceSpec(
@@ -188,4 +194,5 @@ SPEC = SourceSpec(
     key_env=None,
     fetch=fetch,
     parse=parse,
+    max_bytes=MAX_BYTES,
 )

@@ -1,167 +1,117 @@
 """Measured runs reported by users (CSV or JSONL), e.g. the project's own DFlash run.
 
 Format and examples: docs/quotes_and_runs.md. One record per measured configuration;
-suite "user_run", benchmark = workload_id. File-only: `fetch` refuses.
+suite "user_run", benchmark = workload_id. File-only: `fetch` refuses. Records come from
+sources.records; every value is checked (finite, whole where the contract is Int64, a real
+date) so one bad record is one reject.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import re
-from datetime import date, datetime
+from datetime import date
 
-import polars as pl
-
-from sources.base import Parsed, Payload, Reject, SourceError, SourceSpec, file_only, file_ref
-from sources.contracts import BENCHMARK_METRICS, BENCHMARK_RESULT, conform
+from sources import records
+from sources.base import Parsed, Payload, SourceSpec, file_only, file_ref
+from sources.contracts import BENCHMARK_METRICS, BENCHMARK_RESULT
+from sources.rows import Frame, RowProblem, day, finite, memory_gb, number, shown, text, whole
 
 NAME = "user_runs"
+MAX_BYTES = 2 * 1024 * 1024  # a hand-kept file: ~12,000 runs of ~170 bytes; split a bigger one
 TEXT = (
-    "workload_id",
-    "system",
-    "gpu_name",
-    "role_split",
-    "metric",
-    "unit",
-    "precision",
-    "software",
-    "scenario",
-    "submitter",
-    "model",
-    "note",
-    "source_ref",
+    "workload_id", "system", "gpu_name", "role_split", "metric", "unit", "precision", "software", "scenario",
+    "submitter", "model", "note", "source_ref",
 )
-FLOATS = ("value", "global_batch_size", "seq_len", "median_step_s")
+FLOATS = ("value", "global_batch_size", "seq_len", "median_step_s", "gpu_memory_gb")
 INTS = ("gpu_count", "nodes")
 FIELDS = {*TEXT, *FLOATS, *INTS, "measured_at"}
 REQUIRED = ("workload_id", "gpu_name", "gpu_count", "value")
 DEFAULT_UNIT = {"tokens_per_s": "tokens/s", "time_to_train_min": "min"}
 PRECISIONS = ("fp4", "fp8", "bf16", "fp16")
-
+# The contract's scenarios, by their lower-case spelling.
+SCENARIOS = {s.lower(): s for s in ("Offline", "Server", "Interactive", "training")}
+# A measured run may span a cluster, so its bound is not the per-instance 1024 of prices: the
+# largest training clusters of 2026 hold ~100,000 GPUs.
+MAX_RUN_GPUS = 131_072
 
 fetch = file_only(NAME, "runs")
 
 
-def _records(payload: Payload) -> list:
-    kind = payload.name.lower().rsplit(".", 1)[-1]
-    try:
-        text = payload.body.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SourceError(NAME, f"{payload.url}: not UTF-8 text ({exc})") from exc
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    if kind in ("jsonl", "ndjson"):
-        records = []
-        for line in lines:
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                records.append(exc)  # one broken line is that record's problem, not the file's
-    elif kind == "csv":
-        reader = csv.DictReader(io.StringIO("\n".join(lines)))
-        header = [h.strip().lower() for h in reader.fieldnames or []]
-        unknown, missing = sorted(set(header) - FIELDS), [c for c in REQUIRED if c not in header]
-        if unknown or missing:
-            raise SourceError(
-                NAME, f"{payload.url}: CSV header problem (unknown columns {unknown}, missing {missing})"
-            )
-        records = [{k.strip().lower(): v for k, v in r.items() if k is not None} for r in reader]
-    else:
-        raise SourceError(NAME, f"{payload.url}: runs file must end in .csv or .jsonl")
-    if not records:
-        raise SourceError(NAME, f"{payload.url}: no runs in file")
-    return records
+def _numbers(run: dict) -> None:
+    for key in (*FLOATS, *INTS):
+        read = whole if key in INTS else number
+        value = read(run.get(key), key, "run_not_a_number")
+        if value is not None and value <= 0:
+            raise RowProblem("run_bad_value", f"{key}={value:g} must be > 0")
+        run[key] = value
+    for key in ("gpu_count", "nodes"):
+        if run[key] is not None and run[key] > MAX_RUN_GPUS:
+            raise RowProblem("implausible_value", f"{key}={run[key]} is above {MAX_RUN_GPUS:,}")
 
 
-def _number(key: str, value, whole: bool) -> float | int:
-    if isinstance(value, bool):
-        raise ValueError
-    number = float(value)
-    if whole:
-        if number != int(number):
-            raise ValueError
-        return int(number)
-    return number
-
-
-def _clean(record, observed_at: date, default_ref: str) -> tuple[dict, tuple[str, str] | None]:
-    if isinstance(record, Exception):
-        return {}, ("run_bad_json", f"is not valid JSON ({record})")
-    if not isinstance(record, dict):
-        return {}, ("run_not_a_mapping", "is not an object of field: value")
-    run = {
-        str(k).strip().lower(): (v.strip() or None) if isinstance(v, str) else v for k, v in record.items()
-    }
+def _clean(record: dict, observed_at: date, default_ref: str) -> dict:
+    run = dict(record)
     unknown = sorted(set(run) - FIELDS)
     if unknown:
-        return run, ("run_unknown_field", f"has unknown field(s) {', '.join(unknown)}")
+        raise RowProblem("run_unknown_field", f"has unknown field(s) {', '.join(unknown)}")
+    for key in TEXT:
+        run[key] = text(run.get(key), key)
+    _numbers(run)
     missing = [k for k in REQUIRED if run.get(k) is None]
     if missing:
-        return run, ("run_missing_field", f"lacks {', '.join(missing)}")
-    for key in (*FLOATS, *INTS):
-        if run.get(key) is not None:
-            try:
-                run[key] = _number(key, run[key], key in INTS)
-            except (TypeError, ValueError):
-                return run, (
-                    "run_not_a_number",
-                    f"{key}={run[key]!r} is not a {'whole ' * (key in INTS)}number",
-                )
-            if run[key] <= 0:
-                return run, ("run_bad_value", f"{key}={run[key]} must be > 0")
-    run["metric"] = run.get("metric") or "tokens_per_s"
-    if run["metric"] not in BENCHMARK_METRICS:
-        return run, (
-            "run_bad_metric",
-            f"metric {run['metric']!r} is not one of {', '.join(BENCHMARK_METRICS)}",
-        )
-    if run.get("precision") is not None and str(run["precision"]).lower() not in PRECISIONS:
-        return run, (
-            "run_bad_precision",
-            f"precision {run['precision']!r} is not one of {', '.join(PRECISIONS)}",
-        )
+        raise RowProblem("run_missing_field", f"lacks {', '.join(missing)}")
+    metric = run.get("metric") or "tokens_per_s"
+    if metric not in BENCHMARK_METRICS:
+        raise RowProblem("run_bad_metric", f"metric {shown(metric)} is not one of {', '.join(BENCHMARK_METRICS)}")
+    precision = run.get("precision")
+    if precision is not None and precision.lower() not in PRECISIONS:
+        raise RowProblem("run_bad_precision", f"precision {shown(precision)} is not one of {', '.join(PRECISIONS)}")
+    scenario = SCENARIOS.get((run.get("scenario") or "training").lower())
+    if scenario is None:
+        raise RowProblem("unknown_scenario",
+                         f"scenario {shown(run['scenario'])} is not one of {', '.join(SCENARIOS.values())}")
     split = run.get("role_split")
     if split is not None:
-        split = str(split).replace(" ", "")
-        if not re.fullmatch(r"\d+(\+\d+)+", split) or sum(map(int, split.split("+"))) != run["gpu_count"]:
-            return run, (
-                "run_role_split_mismatch",
-                f"role_split {run['role_split']!r} does not add up to gpu_count {run['gpu_count']}",
-            )
-    day = run.get("measured_at") or observed_at
-    if isinstance(day, str):
-        try:
-            day = datetime.fromisoformat(day).date() if "T" in day else date.fromisoformat(day)
-        except ValueError:
-            return run, ("run_bad_date", f"measured_at {day!r} is not YYYY-MM-DD")
-    rate = run["metric"] == "tokens_per_s"
+        split = split.replace(" ", "").lower()
+        # "shared": target and drafter take turns on every GPU (a role pipeline's other layout)
+        parts = split.split("+")
+        if split != "shared" and (not re.fullmatch(r"\d{1,4}(\+\d{1,4}){1,16}", split)
+                                  or sum(map(int, parts)) != run["gpu_count"]):
+            raise RowProblem("run_role_split_mismatch",
+                             f"role_split {shown(run['role_split'])} does not add up to gpu_count {run['gpu_count']}")
+    measured = run.get("measured_at")
+    rate = metric == "tokens_per_s"
     return run | {
         "suite": "user_run",
         "round": None,
         "benchmark": run["workload_id"],
+        "metric": metric,
         "role_split": split,
-        "scenario": run.get("scenario") or "training",
+        "scenario": scenario,
         "nodes": run.get("nodes") or 1,
-        "unit": run.get("unit") or DEFAULT_UNIT[run["metric"]],
-        "precision": str(run["precision"]).lower() if run.get("precision") else None,
-        "per_gpu_value": run["value"] / run["gpu_count"] if rate else None,
-        "measured_at": day,
+        "unit": run.get("unit") or DEFAULT_UNIT[metric],
+        "precision": precision.lower() if precision else None,
+        "per_gpu_value": finite(run["value"] / run["gpu_count"], "value per GPU") if rate else None,
+        "gpu_memory_gb": memory_gb(run.get("gpu_memory_gb")),
+        "measured_at": day(observed_at if measured in (None, "") else measured, "measured_at"),
         "source_ref": run.get("source_ref") or default_ref,
-    }, None
+        "source": NAME,
+    }
 
 
 def parse(payload: Payload, observed_at: date) -> Parsed:
-    rows, rejects = [], []
-    for i, record in enumerate(_records(payload), start=1):
-        run, problem = _clean(record, observed_at, file_ref(payload))
-        if problem:
-            where = f"run {i} ({run.get('workload_id') or 'no workload_id'})"
-            rejects.append(Reject(NAME, i, problem[0], f"{where} {problem[1]}", run))
-            continue
-        rows.append(run | {"source": NAME, "source_row": i})
-    frame = pl.DataFrame(rows, infer_schema_length=None)
-    return Parsed(conform(frame, BENCHMARK_RESULT), rejects)
+    rejects = records.Rejects(NAME)
+    ref = file_ref(payload)
+    frame = Frame(BENCHMARK_RESULT, NAME)
+    for rec in records.read(NAME, payload, noun="runs", formats=("csv", "jsonl", "ndjson"), required=REQUIRED,
+                            known=FIELDS):
+        value = rec.value
+        label = value.get("workload_id") if isinstance(value, dict) else None
+        with rejects.guard(rec.number, value, records.where("run", rec.number, label, "no workload_id")):
+            if rec.problem:
+                raise RowProblem(*rec.problem)
+            frame.add(_clean(value, observed_at, ref) | {"source_row": rec.number})
+    return Parsed(frame.finish(), rejects.result())
 
 
 SPEC = SourceSpec(
@@ -172,4 +122,5 @@ SPEC = SourceSpec(
     fetch=fetch,
     parse=parse,
     live=False,
+    max_bytes=MAX_BYTES,
 )

@@ -160,3 +160,22 @@ def test_fetch_refuses_a_broken_stream(reply, message):
     session, _ = fake_session({URL: [reply]})
     with pytest.raises(SourceError, match=message):
         aws_pricelist.fetch(session, DAY, regions=("us-east-1",))
+
+
+def test_memory_per_gpu_is_the_instance_total_over_the_count():
+    parsed = parse()
+    memory = dict(zip(parsed.rows["instance_type"], parsed.rows["gpu_memory_gb"], strict=False))
+    assert memory["p5.48xlarge"] == 80.0  # "640 GB" / 8
+
+
+def test_hostile_prices_are_one_named_reject():
+    lines = FIXTURE.read_bytes().splitlines(keepends=True)
+    first = lines[6]
+    huge = first.replace(b'"55.0400000000","USD"', b'"1e308","USD"')
+    parsed = parse(b"".join([*lines[:6], huge, *lines[7:]]))
+    assert ("implausible_value", 1) in [(r.rule, r.source_row) for r in parsed.rejects]
+    assert ("g5.xlarge", "on_demand") in {(r["instance_type"], r["pricing"]) for r in parsed.rows.to_dicts()}
+
+
+def test_spec_limit_matches_what_fetch_keeps():
+    assert aws_pricelist.SPEC.max_bytes == aws_pricelist.MAX_BYTES == 16 * 1024 * 1024

@@ -168,8 +168,8 @@ def test_fetch_retries_a_500_on_a_middle_page():
 
 
 def test_fetch_timeout_raises_a_clear_source_error():
-    session, _ = fake_session(routes(p1=[requests.Timeout("read timed out after 60 s")]))
-    with pytest.raises(SourceError, match=r"\[azure_retail\] request to https://prices.azure.com.*timed out"):
+    session, _ = fake_session(routes(p1=[requests.ReadTimeout("read timed out after 60 s")]))
+    with pytest.raises(SourceError, match=r"\[azure_retail\] .*prices.azure.com.*(timed out|did not answer)"):
         azure_retail.fetch(session, DAY)
 
 
@@ -192,3 +192,26 @@ def test_fetch_refuses_a_next_link_to_another_host():
     session, _ = fake_session({azure_retail.first_url(): [body]})
     with pytest.raises(SourceError, match="points off prices.azure.com"):
         azure_retail.fetch(session, DAY)
+
+
+def test_memory_per_gpu_where_the_sku_or_product_names_it():
+    parsed = azure_retail.parse(page(2), DAY)
+    memory = dict(zip(parsed.rows["instance_type"], parsed.rows["gpu_memory_gb"], strict=False))
+    assert memory == {"Standard_NC24ads_A100_v4": 80.0, "Standard_NC64as_T4_v3": None}
+
+
+def test_hostile_items_are_one_named_reject():
+    body = items_page(
+        first_item(retailPrice=10**400),
+        first_item(retailPrice=float("nan")),
+        first_item(armSkuName=["Standard_ND96isr_H100_v5"]),
+        "not an item",
+        first_item(armRegionName="westus3", retailPrice=1e308),
+        first_item(armRegionName="westus2"),
+    )
+    parsed = azure_retail.parse(page(1, body), DAY)
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [
+        (1, "implausible_value"), (2, "non_finite_value"), (3, "wrong_type"), (4, "not_a_mapping"),
+        (5, "implausible_value"),
+    ]
+    assert parsed.rows["region"].to_list() == ["westus2"]

@@ -282,7 +282,9 @@ def test_training_workloads_use_mlperf_shapes(workload):
     assert shapes["llama31-405b-pretrain"] == (8192, 1152)
     assert shapes["llama31-8b-pretrain"] == (8192, 64)
     assert shapes["gpt3-175b-pretrain"][0] == 2048
-    assert _row(workload, "workload_id", "llama31-405b-pretrain")["total_tokens"] == 276480 * 8192
+    # the job is the MLPerf reference convergence mean at GBS 1152: 322,560 sequences of 8192
+    # tokens (rcps_llama31_405b.json, as convergence.csv)
+    assert _row(workload, "workload_id", "llama31-405b-pretrain")["total_tokens"] == 322560 * 8192
 
 
 def test_aliases_resolve_to_known_gpus_and_are_unique(alias, gpu):
@@ -301,8 +303,8 @@ def test_aliases_resolve_to_known_gpus_and_are_unique(alias, gpu):
         ("NVIDIA H100-SXM-80GB", "H100-SXM"),  # MLPerf accelerator_name
         ("AMD Instinct MI300X-NPS1-SPX-192GB-750W", "MI300X"),
         ("A100-80GB", "A100-SXM-80GB"),  # SkyPilot AcceleratorName
-        ("A100", "A100-SXM-40GB"),
-        ("A100 SXM4", "A100-SXM-40GB"),  # Vast gpu_name
+        ("A100-40GB", "A100-SXM-40GB"),
+        ("A100 SXM4 40GB", "A100-SXM-40GB"),
         ("RTX-PRO-6000-Blackwell", "RTX-PRO-6000-SE"),
         ("RTXPRO6000", "RTX-PRO-6000-SE"),
         ("RTX PRO 6000 Blackwell Workstation Edition", "RTX-PRO-6000-WS"),
@@ -318,14 +320,15 @@ def test_alias_resolution(alias, spelling, gpu_id):
     assert lookup[spelling.strip().lower()] == gpu_id
 
 
-@pytest.mark.parametrize("spelling", ["RTX6000", "costrtx6000", "K80", "A10G (24 GB)", "L40"])
+@pytest.mark.parametrize("spelling", ["RTX6000", "costrtx6000", "A100", "A100 SXM4", "NVIDIA GB202"])
 def test_unknown_or_ambiguous_names_are_not_guessed(alias, spelling):
-    # 'RTX6000' is Lambda's Quadro RTX 6000 (Turing), not an RTX PRO 6000
+    # 'RTX6000' is Lambda's Quadro RTX 6000 (Turing), not an RTX PRO 6000; a bare 'A100' is 40 or
+    # 80 GB; GB202 is the die of both the RTX PRO 6000 and the RTX 5090 (AWS g7e is an instance override)
     keys = set(alias["alias"].str.strip_chars().str.to_lowercase())
     assert spelling.lower() not in keys
 
 
-@pytest.mark.parametrize("name", ["gpu", "platform", "model", "workload", "gpu_alias"])
+@pytest.mark.parametrize("name", ["gpu", "platform", "model", "workload", "gpu_alias", "gpu_instance"])
 def test_csv_files_use_empty_cells_not_na(name):
     text = resources.files("sources").joinpath("data", f"{name}.csv").read_text()
     for line in text.splitlines():
@@ -333,3 +336,90 @@ def test_csv_files_use_empty_cells_not_na(name):
             continue
         cells = [c.strip().strip('"') for c in line.split(",")]
         assert "NA" not in cells and "nan" not in cells and "None" not in cells, line
+
+
+# --- accelerators real sources list, their identity and purchase prices ------------------
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "column", "value"),
+    [
+        ("A30", "bf16_tflops", 165),  # datasheet 330 with sparsity
+        ("A30", "mem_bw_tbps", 0.933),
+        ("L40", "fp8_tflops", 362),  # datasheet 724 with sparsity; the L40S is 733
+        ("L40", "bf16_tflops", 181),
+        ("A100-PCIe-40GB", "mem_bw_tbps", 1.555),
+        ("A100-PCIe-40GB", "tdp_w", 250),
+        ("V100-PCIe-16GB", "bf16_tflops", 112),  # FP16 Tensor; the SXM2 part is 125
+        ("GH200-144GB", "memory_gb", 144),  # not the 96 GB GH200
+        ("GH200-144GB", "mem_bw_tbps", 4.9),
+        ("MI350X", "bf16_tflops", 2307),  # AMD prints dense: MI355X clocks x 2.2/2.4
+        ("MI350X", "fp4_tflops", 9227),
+        ("RTX-2000-Ada", "fp8_tflops", 95.95),  # datasheet "Tensor performance 191.9" is FP8 with sparsity
+        ("RTX-4000-Ada", "fp8_tflops", 163.8),
+        ("RTX-5000-Ada", "bf16_tflops", 261.1),
+        ("Arc-Pro-B60", "memory_gb", 24),  # one GPU; the MAXSUN dual card carries two
+        ("K80", "memory_gb", 12),  # one GK210; clouds rent K80s per GPU
+        ("H200-NVL", "memory_gb", 141),  # RunPod's "143 GB" is nvidia-smi's 143771 MiB
+    ],
+)
+def test_added_accelerators_dense_peaks_and_memory(gpu, gpu_id, column, value):
+    assert _row(gpu, "gpu_id", gpu_id)[column] == pytest.approx(value)
+
+
+def test_every_gpu_id_reads_as_one_distinct_accelerator(gpu):
+    # the resolver parses catalog ids like source names: no two rows may read the same
+    from sources.gpu_names import parse_name
+
+    seen = {}
+    for row in gpu.iter_rows(named=True):
+        parsed = parse_name(row["gpu_id"])
+        assert parsed.model, row["gpu_id"]
+        key = (parsed.model, parsed.form, row["memory_gb"])
+        assert key not in seen, (row["gpu_id"], seen.get(key))
+        seen[key] = row["gpu_id"]
+
+
+def test_new_families_only_for_new_architectures(gpu):
+    families = set(gpu["family"])
+    assert families == {
+        "nvidia-ampere", "nvidia-ampere-rtx", "nvidia-hopper", "nvidia-grace-hopper", "nvidia-blackwell",
+        "nvidia-blackwell-rtx", "nvidia-ada", "nvidia-turing", "nvidia-volta", "nvidia-maxwell", "nvidia-kepler",
+        "amd-cdna3", "amd-cdna4", "amd-rdna1", "intel-gaudi", "intel-xe2", "google-tpu",
+    }
+    fam = dict(zip(gpu["gpu_id"], gpu["family"], strict=True))
+    assert fam["MI350X"] == fam["MI355X"] == "amd-cdna4"
+    assert fam["GH200-144GB"] == fam["GH200"]
+    assert {fam[g] for g in ("L40", "RTX-2000-Ada", "RTX-4000-Ada", "RTX-5000-Ada")} == {"nvidia-ada"}
+    assert {fam[g] for g in ("RTX-PRO-4500", "RTX-PRO-6000-MaxQ")} == {"nvidia-blackwell-rtx"}
+
+
+# Accelerators with a rental price in the shared price files or the bundled snapshot.
+RENTED = {
+    "A100-SXM-80GB", "A100-SXM-40GB", "A100-PCIe-80GB", "H100-SXM", "H100-PCIe", "H100-NVL", "H200-SXM", "H200-NVL",
+    "B200", "B300", "GB200", "GB300", "MI300X", "MI325X", "MI355X", "L40S", "L40", "L4", "A10", "A10G", "A30",
+    "A40", "T4", "V100-16GB", "V100-32GB", "V100-PCIe-16GB", "RTX-PRO-6000-SE", "RTX-PRO-6000-WS", "RTX-5090",
+    "RTX-4090", "RTX-3090", "RTX-6000-Ada", "RTX-A6000", "RTX-A4000", "RTX-4000-Ada", "RTX-2000-Ada", "GH200",
+    "Gaudi2", "Gaudi3", "K80",
+}
+
+
+def test_rented_accelerators_have_a_purchase_price(gpu):
+    priced = gpu.filter(pl.col("price_usd_low") > 0)
+    assert RENTED - set(priced["gpu_id"]) == set()
+    assert priced.filter(pl.col("price_usd_high") < pl.col("price_usd_low")).is_empty()
+    # per GPU, not per system: nothing above the dearest Blackwell Ultra estimate
+    assert priced["price_usd_high"].max() <= 60000
+
+
+def test_instance_overrides_name_catalog_gpus_with_documentation(gpu):
+    instances = load_table("gpu_instance")
+    assert instances.height >= 15
+    assert set(instances["gpu_id"]) <= set(gpu["gpu_id"])
+    assert instances["source"].str.starts_with("https://").all()
+    keys = instances.select(pl.col("provider").str.to_lowercase(), pl.col("instance_type").str.to_lowercase())
+    assert not keys.is_duplicated().any()
+    counted = instances.filter(pl.col("gpus_per_instance").is_not_null())
+    assert dict(zip(counted["instance_type"], counted["gpus_per_instance"], strict=True)) == {
+        "Standard_ND96isr_H100_v5": 8, "p6e-gb200.36xlarge": 4,
+    }

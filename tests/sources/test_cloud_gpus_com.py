@@ -114,3 +114,20 @@ def test_the_real_shared_file_parses_and_every_key_is_classified():
     keys = {k for p in json.loads(SHARED.read_text())["data"] for k in p if k.startswith("cost")}
     assert keys <= set(cloud_gpus_com.GPU_NAMES) | set(cloud_gpus_com.SKIPPED)
     assert prices(parsed)[("amazon-aws", "A100-80GB")] == 5.12
+
+
+def test_memory_only_where_the_key_names_it():
+    parsed = parsed_fixture()
+    memory = {(r["provider"], r["gpu_name"]): r["gpu_memory_gb"] for r in parsed.rows.iter_rows(named=True)}
+    assert memory[("amazon-aws", "A100-80GB")] == 80.0 and memory[("lambda-cloud", "A100-40GB")] == 40.0
+    assert memory[("lambda-cloud", "H100")] is None
+
+
+def test_hostile_values_are_one_named_reject():
+    body = json.dumps({"data": [{"name": "A", "costt4": "$0.35", "costh100": "$1" + "0" * 400, "costl4": ["$1"]},
+                                {"name": ["B"], "costt4": "$0.40"}]})
+    parsed = cloud_gpus_com.parse(payload(body.encode()), DAY)
+    assert prices(parsed) == {("a", "T4"): 0.35}
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [
+        (1, "implausible_value"), (1, "cloud_gpus_com_unparseable_price"), (2, "cloud_gpus_com_missing_name"),
+    ]

@@ -136,3 +136,34 @@ def test_the_real_shared_record_has_no_gpu_and_loads_zero_rows():
     # and through the registry, as `gpucalc ingest` calls it
     result, problem = registry.parse_one("ec2instances_info", payload(SHARED.read_bytes(), SHARED.name), DAY)
     assert result is not None and problem == ""
+
+
+def test_memory_per_gpu_is_the_total_over_the_count():
+    parsed = ec2instances_info.parse(payload(FIXTURE.read_bytes()), DAY)
+    memory = dict(zip(parsed.rows["instance_type"], parsed.rows["gpu_memory_gb"], strict=False))
+    assert memory == {"p5.48xlarge": 80.0, "p4de.24xlarge": 80.0}  # 640 GB / 8
+    g6f = {"instance_type": "g6f.large", "GPU": 1, "GPU_model": "NVIDIA L4", "GPU_memory": 3,
+           "pricing": {"us-east-1": {"linux": {"ondemand": "0.2"}}}}
+    # an eighth of an L4 reports 3 GB: the card behind it has 3 / 0.125 = 24 GB
+    assert ec2instances_info.parse(payload(json.dumps(g6f).encode()), DAY).rows["gpu_memory_gb"][0] == 24.0
+
+
+@pytest.mark.parametrize("change, rule", [
+    ({"GPU": 1e300}, "implausible_value"),
+    ({"GPU": "NaN"}, "non_finite_value"),
+    ({"GPU_model": ["NVIDIA H100"]}, "ec2_missing_gpu_model"),
+    ({"pricing": {"us-east-1": {"linux": {"ondemand": "1e308"}}}}, "implausible_value"),
+])
+def test_hostile_values_are_one_named_reject(change, rule):
+    data = records()
+    data[0] |= change
+    parsed = ec2instances_info.parse(payload(json.dumps(data).encode()), DAY)
+    assert (1, rule) in [(r.source_row, r.rule) for r in parsed.rejects]
+    assert "p4de.24xlarge" in parsed.rows["instance_type"].to_list()
+
+
+def test_a_big_file_is_read_one_record_at_a_time():
+    # 4,500 records: the reader decodes them one by one from a window, not as one structure
+    data = records() * 1500
+    parsed = ec2instances_info.parse(payload(json.dumps(data, indent=1).encode()), DAY)
+    assert parsed.rows.height == 1500 * 7 and parsed.rows["source_row"].max() == 4499

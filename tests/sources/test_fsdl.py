@@ -124,3 +124,26 @@ def test_the_real_shared_file_parses():
     assert {r.rule for r in parsed.rejects} <= {"fsdl_no_price"}  # the Exoscale rows without On-demand
     p4de = row(parsed, "aws", "p4de.24xlarge")
     assert (p4de["usd_per_instance_hour"], p4de["gpus_per_instance"]) == (pytest.approx(40.97), 8.0)
+
+
+def test_memory_per_gpu_is_the_gb_in_the_gpu_type():
+    parsed = parsed_fixture()
+    assert row(parsed, "aws", "p5.48xlarge")["gpu_memory_gb"] == 80.0  # "H100 (80 GB)", not GPU RAM 640
+    assert row(parsed, "gcp", "n1-highmem-8 + 1x T4 (16 GB)")["gpu_memory_gb"] == 16.0
+
+
+def test_a_row_with_an_extra_field_or_cut_short_is_rejected_alone():
+    header = FIXTURE.read_bytes().splitlines(keepends=True)[0]
+    body = header + b"AWS,H100 (80 GB),Hopper,8,640,192,2048,55,04,6.88,22.00,p5.48xlarge\n" + (
+        b"AWS,A100 (40 GB),Ampere,8,320,96,1152,32.77,4.10,9.83,p4d.24xlarge\n"
+        b"AWS,A100 (80 GB),Ampere,8,640,96,1152,40.97,5.12,,p4de.24xl")
+    parsed = fsdl.parse(payload(body), DAY)
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [(1, "malformed_row"), (3, "possibly_truncated")]
+    assert parsed.rows["instance_type"].unique().to_list() == ["p4d.24xlarge"]
+
+
+def test_hostile_numbers_are_named():
+    body = b"Cloud,GPU Type,GPUs,On-demand,Spot,Name\nAWS,H100 (80 GB),1e300,1,,a\nAWS,H100 (80 GB),8,%s,,b\n" % (
+        b"9" * 400)
+    parsed = fsdl.parse(payload(body), DAY)
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [(1, "implausible_value"), (2, "implausible_value")]

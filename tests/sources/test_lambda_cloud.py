@@ -99,8 +99,29 @@ def test_fetch_bearer_and_faults(monkeypatch):
     [got] = lambda_cloud.fetch(session, DAY)
     assert got.body == body and got.provider == "lambda"
     assert adapter.requests[-1].headers["Authorization"] == "Bearer lambda-test-key"
-    with pytest.raises(SourceError, match="timed out"):
-        lambda_cloud.fetch(session_with(FakeAdapter(requests.Timeout("timed out"))), DAY)
+    with pytest.raises(SourceError, match="timed out|did not answer"):
+        lambda_cloud.fetch(session_with(FakeAdapter(requests.ReadTimeout("timed out"))), DAY)
     cut = FakeAdapter((200, body[:10], {"Content-Length": str(len(body))}))
     with pytest.raises(SourceError, match="truncated"):
         lambda_cloud.fetch(session_with(cut), DAY)
+
+
+def test_memory_per_gpu_from_the_description_or_the_name():
+    parsed = lambda_cloud.parse(payload(FIXTURE.read_bytes()), DAY)
+    assert row(parsed, "gpu_8x_h100_sxm5")["gpu_memory_gb"] == 80.0  # "H100 (80 GB SXM5)"
+    assert row(parsed, "gpu_1x_gh200")["gpu_memory_gb"] == 96.0
+    assert row(parsed, "gpu_1x_a100_sxm4")["gpu_memory_gb"] == 40.0  # no gpu_description: "1x A100 (40 GB SXM4)"
+
+
+@pytest.mark.parametrize("change, rule", [
+    ({"price_cents_per_hour": float("inf")}, "non_finite_value"),
+    ({"price_cents_per_hour": 10**400}, "implausible_value"),
+    ({"name": ["gpu_8x_h100_sxm5"]}, "wrong_type"),
+    ({"name": "gpu_4096x_h100_sxm5", "specs": {}}, "implausible_value"),
+])
+def test_hostile_values_are_one_named_reject(change, rule):
+    data = json.loads(FIXTURE.read_bytes())
+    data["data"]["gpu_8x_h100_sxm5"]["instance_type"] |= change
+    parsed = lambda_cloud.parse(payload(json.dumps(data).encode()), DAY)
+    assert (1, rule) in [(r.source_row, r.rule) for r in parsed.rejects]
+    assert "gpu_8x_a100_80gb_sxm4" in parsed.rows["instance_type"].to_list()

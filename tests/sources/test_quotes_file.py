@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from sources import quotes_file
-from sources._quotes_file_price import owned_usd_per_hour
 from sources.base import Payload, SourceError
 from sources.contracts import PRICE_QUOTE
+from sources.ownership import owned_usd_per_hour
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "quotes_file"
 DAY = date(2026, 6, 2)
@@ -36,7 +36,9 @@ def test_ownership_formula_hand_worked():
     assert owned_usd_per_hour(
         43800, 5, 2.0, 0.20, pue=1.25, colo_usd_per_kw_month=146, utilization=0.95
     ) == pytest.approx(2.00)
-    assert owned_usd_per_hour(8760, 1, 0.0, 0.0) == pytest.approx(1.0)
+    # terms left out take the catalog's assumptions, as the catalog's own platforms do:
+    # utilisation 0.8 (assumptions.csv) -> 1.00 / 0.8
+    assert owned_usd_per_hour(8760, 1, 0.0, 0.0) == pytest.approx(1.0 / 0.8)
 
 
 def test_seed_example_yaml():
@@ -95,7 +97,7 @@ ROW = "- {provider: p, instance_type: it%d, gpu_name: H100, gpus_per_instance: 8
             "quote_bad_value",
         ),
         ("usd_per_gpu_hour: two", "quote_not_a_number"),
-        ("usd_per_gpu_hour: 2.5, observed_at: last tuesday", "quote_bad_date"),
+        ("usd_per_gpu_hour: 2.5, observed_at: last tuesday", "unparseable_date"),
         ("usd_per_gpu_hour: 2.5, discount: 10", "quote_unknown_field"),
     ],
 )
@@ -167,3 +169,92 @@ def test_file_only():
     with pytest.raises(SourceError, match="quotes_file is file-only: use gpucalc ingest quotes --file PATH"):
         quotes_file.fetch(None, DAY)
     assert quotes_file.SPEC.live is False and quotes_file.SPEC.kind == "prices"
+
+
+# --- one bad record is one reject, whatever it holds ----------------------------------------------
+
+CSV_HEAD = "provider,instance_type,gpu_name,gpus_per_instance,usd_per_gpu_hour,observed_at\n"
+
+
+def parse_csv(*rows: str, end: str = "\n"):
+    return parse_text(CSV_HEAD + "\n".join(rows) + end, "quotes.csv")
+
+
+@pytest.mark.parametrize(
+    "cells, rule",
+    [
+        ("p,it2,H100,8,nan,", "non_finite_value"),
+        ("p,it2,H100,8,inf,", "non_finite_value"),
+        ("p,it2,H100,8,1e308,", "implausible_value"),  # 8 x 1e308 is not a price
+        ("p,it2,H100,8,1e999,", "implausible_value"),
+        ("p,it2,H100,1e300,2.0,", "implausible_value"),
+        ("p,it2,H100,2000,2.0,", "implausible_value"),
+        ("p,it2,H100,8,-1,", "quote_negative_value"),
+        ("p,it2,H100,8,2.0,20260101", "unparseable_date"),
+        ("p,it2,H100,8,2.0,2026-13-45", "unparseable_date"),
+        ("p,it2,H100,8,1,50,", "malformed_row"),  # a decimal comma once loaded as 1.00
+    ],
+)
+def test_hostile_cells_are_one_named_reject(cells, rule):
+    parsed = parse_csv("p,it1,H100,8,2.0,", cells, "p,it3,H100,8,2.0,")
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [(2, rule)]
+    assert parsed.rows["instance_type"].to_list() == ["it1", "it3"]
+
+
+def test_a_file_cut_mid_number_rejects_its_last_row():
+    text = "provider,instance_type,gpu_name,gpus_per_instance,usd_per_gpu_hour\np,it1,H100,8,2.75\np,it2,H100,8,2.7"
+    parsed = parse_text(text, "quotes.csv")  # the file was cut inside "2.75"
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [(2, "possibly_truncated")]
+    assert "add a final newline if it is complete" in parsed.rejects[0].detail
+
+
+@pytest.mark.parametrize(
+    "fields, rule",
+    [
+        ("usd_per_gpu_hour: [2.5]", "wrong_type"),
+        ("usd_per_gpu_hour: .nan", "non_finite_value"),
+        ("usd_per_gpu_hour: 2.5, observed_at: 2026-13-45", "unparseable_date"),  # once refused the whole file
+        ("usd_per_gpu_hour: 2.5, observed_at: 20260101", "unparseable_date"),
+        ("usd_per_gpu_hour: 2.5, gpus_per_instance: 1" + "0" * 5000, "implausible_value"),
+        ("usd_per_gpu_hour: 2.5, instance_type: {a: 1}", "wrong_type"),
+    ],
+)
+def test_hostile_yaml_values_are_one_named_reject(fields, rule):
+    parsed = parse_text(ROW % (1, "usd_per_gpu_hour: 2.0") + ROW % (2, fields))
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [(2, rule)]
+
+
+def test_a_relative_quote_that_overflows_is_rejected_with_its_dependants():
+    text = (
+        ROW % (1, "usd_per_gpu_hour: 2.0")
+        + ROW % (2, "relative_to: it1, multiplier: 1e305")  # 1e305 x 2 x 8 is not a price
+        + ROW % (3, "relative_to: it2, multiplier: 1")
+    )
+    parsed = parse_text(text)
+    assert {r.source_row: r.rule for r in parsed.rejects} == {
+        2: "implausible_value", 3: "quote_relative_target_rejected"}
+
+
+def test_a_relative_target_later_in_the_file_and_a_long_chain_resolve():
+    rows = [ROW % (n, f"relative_to: it{n + 1}, multiplier: 1") for n in range(1, 300)]
+    parsed = parse_text("".join(rows) + ROW % (300, "usd_per_gpu_hour: 2.0"))
+    assert parsed.rejects == [] and parsed.rows.height == 300
+    assert set(parsed.rows["usd_per_instance_hour"].to_list()) == {16.0}
+    assert parsed.rows["source_row"].to_list() == list(range(1, 301))
+
+
+def test_thousands_of_bad_rows_are_capped_with_a_summary():
+    parsed = parse_csv(*[f"p,it{n},H100,8,two," for n in range(1500)], "p,ok,H100,8,2.0,")
+    assert parsed.rows["instance_type"].to_list() == ["ok"]
+    assert len(parsed.rejects) == 1001 and parsed.rejects[-1].rule == "too_many_rejects"
+    assert "500 more rejected rows" in parsed.rejects[-1].detail
+
+
+def test_gpu_memory_is_taken_when_the_file_gives_it():
+    parsed = parse_text(ROW % (1, "usd_per_gpu_hour: 2.0, gpu_memory_gb: 80"))
+    assert parsed.rows["gpu_memory_gb"].to_list() == [80.0]
+    assert parsed.rows["price_statistic"].to_list() == ["list"]
+
+
+def test_spec_limits_the_size():
+    assert quotes_file.SPEC.max_bytes == 2 * 1024 * 1024

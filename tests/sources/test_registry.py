@@ -46,12 +46,43 @@ def test_an_ingested_catalog_is_kept_under_the_name_the_live_fetch_uses():
 def test_a_bad_payload_fails_alone_and_rejects_name_their_payload():
     good = skypilot_payload()
     cut = skypilot_payload("gcp_vms.csv", b"InstanceType,Price\nx,1", "gcp")
-    parsed, problems = registry.parse_payloads("skypilot", [good, cut], DAY)
-    assert parsed is not None and parsed.rows.height == 9
-    assert problems.startswith("gcp_vms.csv: ")
-    assert {r.detail.split(":")[0] for r in parsed.rejects} == {"aws_vms.csv"}
-    assert registry.parse_payloads("skypilot", [cut], DAY)[0] is None
-    assert registry.parse_payloads("skypilot", [], DAY) == (None, "no payloads kept for this day")
+    day = registry.parse_payloads("skypilot", [good, cut], DAY)
+    assert day.parsed is not None and day.parsed.rows.height == 9
+    ((payload, problem),) = day.problems
+    assert payload == "skypilot/2026-03-01/gcp_vms.csv" and problem.startswith("gcp_vms.csv: ")
+    assert {r.detail.split(":")[0] for r in day.parsed.rejects} == {"aws_vms.csv"}
+    # every row and reject carries the payload it came from; the window is the payloads that parsed
+    assert day.parsed.rows["payload"].unique().to_list() == ["skypilot/2026-03-01/aws_vms.csv"]
+    assert {r.payload for r in day.parsed.rejects} == {"skypilot/2026-03-01/aws_vms.csv"}
+    assert day.window == ["skypilot/2026-03-01/aws_vms.csv"]
+    assert registry.parse_payloads("skypilot", [cut], DAY).parsed is None
+    nothing = registry.parse_payloads("skypilot", [], DAY)
+    assert (nothing.parsed, nothing.problems, nothing.window) == (None, [("", "no payloads kept for this day")], [])
+
+
+def test_a_payload_over_its_sources_size_limit_is_refused_before_parsing(monkeypatch):
+    spec = registry.spec_for("skypilot")
+    monkeypatch.setitem(registry.all_specs(), "skypilot", replace(spec, max_bytes=10))
+    parsed, problem = registry.parse_one("skypilot", skypilot_payload(), DAY)
+    assert parsed is None and "over the 10-byte limit for skypilot payloads" in problem
+
+
+def test_names_that_would_leave_the_raw_folder_are_refused(tmp_path):
+    # probe 10: --provider ../../../../outside/x wrote outside the data directory
+    for provider in ("../../../../outside/x", "/etc", "a/b", "..", ""):
+        with pytest.raises(raw_store.UnsafeName):
+            registry.ingest_name("skypilot", "vms.csv", provider or " ")
+    with pytest.raises(raw_store.UnsafeName):
+        raw_store.save(skypilot_payload("../escape.csv"), tmp_path, DAY)
+    assert not (tmp_path.parent / "escape.csv").exists()
+
+
+def test_an_unreadable_sidecar_is_ignored_and_the_payload_described_from_its_bytes(tmp_path):
+    # probe 13: a truncated .meta.json crashed every replay of the day
+    kept = raw_store.save(skypilot_payload(), tmp_path, DAY)
+    (kept.path.parent / "aws_vms.csv.meta.json").write_text('{"url": "https://x", "fetched_at": 5, "sha')
+    (back,) = raw_store.kept_day(tmp_path, "skypilot", DAY)
+    assert back.sha256 == kept.sha256 and back.provider is None
 
 
 def test_a_parser_crash_is_a_failed_payload_not_a_failed_run(monkeypatch):

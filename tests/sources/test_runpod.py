@@ -130,8 +130,8 @@ def test_fetch_http_500_then_success(monkeypatch):
 
 def test_fetch_timeout_and_truncation(monkeypatch):
     monkeypatch.setenv("RUNPOD_API_KEY", "rp-test-key")
-    with pytest.raises(SourceError, match="timed out"):
-        runpod.fetch(session_with(FakeAdapter(requests.Timeout("timed out"))), DAY)
+    with pytest.raises(SourceError, match="timed out|did not answer"):
+        runpod.fetch(session_with(FakeAdapter(requests.ReadTimeout("timed out"))), DAY)
     body = FIXTURE.read_bytes()
     cut = FakeAdapter((200, body[:50], {"Content-Length": str(len(body))}))
     with pytest.raises(SourceError, match="truncated"):
@@ -140,3 +140,34 @@ def test_fetch_timeout_and_truncation(monkeypatch):
 
 def test_spec():
     assert runpod.SPEC.key_env == "RUNPOD_API_KEY" and runpod.SPEC.kind == "prices"
+
+
+def types_with(change: dict) -> bytes:
+    data = json.loads(FIXTURE.read_bytes())
+    data["data"]["gpuTypes"][0] |= change
+    return json.dumps(data).encode()
+
+
+def test_memory_per_gpu_comes_from_memory_in_gb():
+    parsed = runpod.parse(payload(FIXTURE.read_bytes()), DAY)
+    memory = dict(zip(parsed.rows["gpu_name"], parsed.rows["gpu_memory_gb"], strict=False))
+    assert memory["NVIDIA H100 80GB HBM3"] == 80.0 and memory["AMD Instinct MI300X OAM"] == 192.0
+    assert set(parsed.rows["price_statistic"]) == {"list"}
+
+
+@pytest.mark.parametrize("change, rule", [
+    ({"maxGpuCount": 5000}, "implausible_value"),
+    ({"securePrice": float("nan")}, "non_finite_value"),
+    ({"securePrice": 1e308}, "implausible_value"),  # x 8 GPUs is not a price
+    ({"id": ["NVIDIA H100"]}, "runpod_missing_id"),
+])
+def test_hostile_values_are_one_named_reject(change, rule):
+    parsed = runpod.parse(payload(types_with(change)), DAY)
+    assert (1, rule) in [(r.source_row, r.rule) for r in parsed.rejects]
+    assert "NVIDIA GeForce RTX 4090" in parsed.rows["gpu_name"].to_list()
+
+
+def test_a_junk_memory_figure_is_unknown_not_a_reject():
+    parsed = runpod.parse(payload(types_with({"memoryInGb": "eighty"})), DAY)
+    assert [r.source_row for r in parsed.rejects] == [5]
+    assert parsed.rows.filter(parsed.rows["source_row"] == 1)["gpu_memory_gb"].null_count() > 0

@@ -256,13 +256,13 @@ def test_a_timed_out_cloud_does_not_stop_the_others():
 
 def test_fetch_raises_only_when_every_cloud_fails_and_names_them():
     session, _ = fake_session({
-        url("aws"): [requests.Timeout("read timed out")], url("gcp"): [(503, b"", {})],
+        url("aws"): [requests.ReadTimeout("read timed out")], url("gcp"): [(503, b"", {})],
     })
     with pytest.raises(SourceError) as info:
         skypilot.fetch(session, DAY, clouds=("aws", "gcp"))
     message = str(info.value)
-    assert message.startswith("[skypilot] every cloud failed: aws: request to ")
-    assert "read timed out" in message and "gcp: HTTP 503" in message
+    assert message.startswith("[skypilot] every cloud failed: aws: ")
+    assert ("read timed out" in message or "did not answer" in message) and "gcp: HTTP 503" in message
 
 
 def test_fetch_detects_a_body_shorter_than_its_content_length():
@@ -270,3 +270,61 @@ def test_fetch_detects_a_body_shorter_than_its_content_length():
     session, _ = fake_session({url("aws"): [(200, aws[:100], {"Content-Length": str(len(aws))})]})
     with pytest.raises(SourceError, match="aws: "):
         skypilot.fetch(session, DAY, clouds=("aws",))
+
+
+# --- what the payload says about the GPU --------------------------------------------------------
+
+def memory_by_instance(name: str, provider: str) -> dict[str, float | None]:
+    parsed = skypilot.parse(payload(name, provider), DAY)
+    return dict(zip(parsed.rows["instance_type"], parsed.rows["gpu_memory_gb"], strict=True))
+
+
+def test_gpu_memory_from_gpuinfo_in_each_cloud_s_unit():
+    # AWS writes MiB (81920 -> 80 GB); RunPod and Shadeform write GB into the MiB field (80 -> 80)
+    aws = memory_by_instance("aws_vms.csv", "aws")
+    assert aws["p5.48xlarge"] == 80.0
+    # g6f.large is an eighth of an L4 and reports the eighth (2861 MiB): the card has 8x that
+    assert aws["g6f.large"] == pytest.approx(2861 / 1024 / 0.125)
+    assert memory_by_instance("runpod_vms.csv", "runpod") == {"1x_A100-80GB_SECURE": 80.0, "2x_A100-80GB_SECURE": 80.0}
+    # Vast writes the TOTAL of all GPUs: 287542 MiB for 2x H200 is 140.4 GB each, like the 1x offer
+    vast = memory_by_instance("vast_vms.csv", "vast")
+    assert vast["2x-H200-32-65536"] == pytest.approx(143771 / 1024) == vast["1x-H200-32-65536"]
+    # Azure v6 writes a plain name: nothing to say
+    assert set(memory_by_instance("azure_vms.csv", "azure").values()) == {None}
+
+
+def test_shadeform_rows_name_the_cloud_that_runs_them():
+    parsed = skypilot.parse(payload("shadeform_vms.csv", "shadeform"), DAY)
+    got = {r["instance_type"]: (r["underlying_provider"], r["gpu_memory_gb"], r["usd_per_instance_hour"])
+           for r in parsed.rows.iter_rows(named=True)}
+    assert got == {
+        "crusoe_A100-80G-sxm4x8": ("crusoe", 80.0, 14.0),
+        "lambdalabs_A6000x4": ("lambda", 48.0, 3.2),  # gpucalc's id for Lambda
+        "massedcompute_A6000x8": ("massedcompute", None, 5.6),  # no MemoryInfo in this row
+    }
+    assert set(parsed.rows["provider"]) == {"shadeform"}
+
+
+def test_vast_catalog_prices_are_bucket_medians():
+    parsed = skypilot.parse(payload("vast_vms.csv", "vast"), DAY)
+    assert set(parsed.rows["price_statistic"]) == {"median"}
+    aws = skypilot.parse(payload("aws_vms.csv", "aws"), DAY)
+    assert set(aws.rows["price_statistic"]) == {"list"} and set(aws.rows["underlying_provider"]) == {None}
+
+
+# --- one bad row is one reject ------------------------------------------------------------------
+
+@pytest.mark.parametrize(("old", "new", "rule"), [
+    (b",55.04,10.239700,", b",1e308,10.239700,", "implausible_value"),
+    (b",55.04,10.239700,", b",nan,10.239700,", "non_finite_value"),
+    (b"p5.48xlarge,H100,8.0,", b"p5.48xlarge,H100,1e300,", "implausible_value"),
+])
+def test_hostile_numbers_are_one_named_reject(old, new, rule):
+    body = (FIXTURES / "skypilot" / "aws_vms.csv").read_bytes().replace(old, new, 1)
+    parsed = skypilot.parse(payload("aws_vms.csv", "aws", body), DAY)
+    assert (1, rule) in [(r.source_row, r.rule) for r in parsed.rejects]
+    assert parsed.rows.height >= 7
+
+
+def test_spec_limits_the_size():
+    assert skypilot.SPEC.max_bytes == 32 * 1024 * 1024

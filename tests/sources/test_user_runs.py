@@ -22,7 +22,7 @@ def parse_file(name: str):
 
 
 def parse_lines(*records) -> object:
-    body = "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records).encode()
+    body = "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records).encode()
     return user_runs.parse(Payload("user_runs", "runs.jsonl", body, "/data/runs.jsonl"), DAY)
 
 
@@ -72,9 +72,9 @@ def test_defaults_and_training_metric():
         (SEED | {"metric": "samples_per_s"}, "run_bad_metric"),
         (SEED | {"role_split": "3+1"}, "run_role_split_mismatch"),
         (SEED | {"precision": "int4"}, "run_bad_precision"),
-        (SEED | {"measured_at": "yesterday"}, "run_bad_date"),
+        (SEED | {"measured_at": "yesterday"}, "unparseable_date"),
         (SEED | {"tflops": 500}, "run_unknown_field"),
-        ('{"workload_id": "w", "gpu_name": "H1', "run_bad_json"),
+        ('{"workload_id": "w", "gpu_name": "H1', "malformed_row"),
     ],
 )
 def test_row_problems_are_rejects(record, rule):
@@ -101,3 +101,61 @@ def test_file_only():
     with pytest.raises(SourceError, match="file-only"):
         user_runs.fetch(None, DAY)
     assert user_runs.SPEC.live is False and user_runs.SPEC.kind == "benchmarks"
+
+
+# --- one bad record is one reject, whatever it holds ----------------------------------------------
+
+@pytest.mark.parametrize(
+    "change, rule",
+    [
+        ({"value": [14800]}, "wrong_type"),  # a list where a number belongs
+        ({"gpu_name": ["H100"]}, "wrong_type"),
+        ({"measured_at": 20260101}, "unparseable_date"),  # an int once became year 57440 downstream
+        ({"measured_at": "20260101"}, "unparseable_date"),
+        ({"measured_at": "1999-12-31"}, "unparseable_date"),
+        ({"value": "inf"}, "non_finite_value"),
+        ({"value": "nan"}, "non_finite_value"),  # once reported as "missing"
+        ({"gpu_count": 1e300}, "implausible_value"),
+        ({"gpu_count": 10**30}, "implausible_value"),
+        ({"scenario": "Batch"}, "unknown_scenario"),
+    ],
+)
+def test_hostile_values_are_one_named_reject(change, rule):
+    parsed = parse_lines(SEED, SEED | change, SEED)
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [(2, rule)]
+    assert parsed.rows["source_row"].to_list() == [1, 3]
+
+
+def test_nan_and_infinity_literals_in_jsonl_are_named():
+    parsed = parse_lines(SEED, '{"workload_id": "w", "gpu_name": "H100", "gpu_count": 8, "value": NaN}',
+                         '{"workload_id": "w", "gpu_name": "H100", "gpu_count": 8, "value": Infinity}')
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [(2, "non_finite_value"), (3, "non_finite_value")]
+
+
+def test_a_huge_but_finite_value_loads_and_the_warehouse_judges_it():
+    parsed = parse_lines(SEED | {"value": 1e300})
+    assert parsed.rejects == [] and parsed.rows["value"][0] == 1e300
+    assert parsed.rows["per_gpu_value"][0] == pytest.approx(1e300 / 8)
+
+
+def test_scenarios_are_normalised_and_memory_passes_through():
+    parsed = parse_lines(SEED | {"scenario": "offline"}, SEED | {"scenario": "SERVER", "gpu_memory_gb": 96})
+    assert parsed.rows["scenario"].to_list() == ["Offline", "Server"]
+    assert parsed.rows["gpu_memory_gb"].to_list() == [None, 96.0]
+
+
+def test_a_file_cut_mid_record_rejects_the_last_record_only():
+    body = (json.dumps(SEED) + "\n" + json.dumps(SEED | {"value": 1234}))[:-3].encode()  # ...1234} -> ...12
+    parsed = user_runs.parse(Payload("user_runs", "runs.jsonl", body, "runs.jsonl"), DAY)
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [(2, "malformed_row")]
+    csv_body = b"workload_id,gpu_name,gpu_count,value\nw,H100,8,1000\nw,H100,8,12"  # 1234 cut to 12
+    parsed = user_runs.parse(Payload("user_runs", "runs.csv", csv_body, "runs.csv"), DAY)
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [(2, "possibly_truncated")]
+    assert "add a final newline" in parsed.rejects[0].detail
+
+
+def test_a_csv_row_with_an_extra_field_is_malformed():
+    body = b"workload_id,gpu_name,gpu_count,value\nw,H100,8,1000\nw,H100,8,14,800\n"
+    parsed = user_runs.parse(Payload("user_runs", "runs.csv", body, "runs.csv"), DAY)
+    assert [(r.source_row, r.rule) for r in parsed.rejects] == [(2, "malformed_row")]
+    assert parsed.rows["value"].to_list() == [1000.0]

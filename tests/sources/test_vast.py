@@ -113,8 +113,8 @@ def test_fetch_http_500_then_success():
 
 
 def test_fetch_timeout_is_a_source_error():
-    adapter = FakeAdapter(requests.Timeout("read timed out"))
-    with pytest.raises(SourceError, match="timed out"):
+    adapter = FakeAdapter(requests.ReadTimeout("read timed out"))
+    with pytest.raises(SourceError, match="timed out|did not answer"):
         vast.fetch(session_with(adapter), DAY)
 
 
@@ -127,3 +127,48 @@ def test_fetch_truncated_body_is_a_source_error():
 
 def test_spec():
     assert vast.SPEC.kind == "prices" and vast.SPEC.key_env is None and vast.SPEC.live
+
+
+def offers_with(*changes: dict) -> bytes:
+    offers = json.loads(FIXTURE.read_bytes())["offers"]
+    return json.dumps({"offers": [offer | change for offer, change in zip(offers, changes, strict=False)]
+                       + offers[len(changes):]}).encode()
+
+
+def test_an_offer_priced_1e308_is_one_reject_not_a_refused_file():
+    # it once raised OverflowError and refused the whole payload
+    parsed = vast.parse(payload(offers_with({}, {"dph_total": 1e308})), DAY)
+    assert {r.source_row: r.rule for r in parsed.rejects}[2] == "implausible_value"
+    # the two other H100 offers still make their median: 16.00 and 18.40
+    assert rows_by(parsed, "8x H100 SXM 80GB median", "on_demand")["usd_per_instance_hour"] == pytest.approx(17.2)
+
+
+@pytest.mark.parametrize("change, rule", [
+    ({"num_gpus": 10**6}, "implausible_value"),
+    ({"num_gpus": [8]}, "vast_bad_num_gpus"),
+    ({"dph_total": float("nan")}, "vast_bad_price"),
+    ({"dph_total": 10**400}, "implausible_value"),
+])
+def test_hostile_offer_values_are_one_named_reject(change, rule):
+    parsed = vast.parse(payload(offers_with(change)), DAY)
+    assert {r.source_row: r.rule for r in parsed.rejects}[1] == rule
+
+
+def test_helper_figures_that_are_not_numbers_count_as_absent():
+    parsed = vast.parse(payload(offers_with({"min_bid": float("inf"), "gpu_ram": "80 GB", "dph_base": None})), DAY)
+    assert 1 not in {r.source_row for r in parsed.rejects}
+    # without a memory figure the offer is its own class, labelled without GB
+    alone = rows_by(parsed, "8x H100 SXM median", "on_demand")
+    assert (alone["usd_per_instance_hour"], alone["gpu_memory_gb"]) == (16.0, None)
+
+
+def test_price_statistic_and_memory_per_gpu():
+    parsed = vast.parse(payload(FIXTURE.read_bytes()), DAY)
+    got = {(r["instance_type"], r["pricing"]): (r["price_statistic"], r["gpu_memory_gb"])
+           for r in parsed.rows.iter_rows(named=True)}
+    # gpu_ram is MB per GPU: 81559 / 1024 = 79.6 GB for the H100 SXM offers
+    assert got[("8x H100 SXM 80GB median", "on_demand")] == ("median", pytest.approx(81559 / 1024))
+    assert got[("8x H100 SXM 80GB lowest", "on_demand")][0] == "lowest"
+    assert got[("8x H100 SXM 80GB median", "spot")][0] == "auction_floor"  # the min_bid rows
+    assert got[("1x A100 SXM4 40GB median", "on_demand")][1] == pytest.approx(40.0)
+    assert set(parsed.rows["underlying_provider"].to_list()) == {None}
