@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from typing import Annotated
 
 import typer
 
-from flows.cli_app import DataDir, app, parse_date, warehouse_location
+from flows import console
+from flows.cli_app import EXIT, DataDir, Warehouse, app, parse_date, warehouse_location
 
 
 @app.command()
@@ -14,58 +17,104 @@ def run(
     offline: Annotated[bool, typer.Option("--offline", help="Bundled data only, no network.")] = False,
     run_date: Annotated[str | None, typer.Option("--date", help="Run as of this UTC date (YYYY-MM-DD).")] = None,
     data_dir: DataDir = None,
+    warehouse: Warehouse = None,
     sources: Annotated[
         str | None, typer.Option("--sources", help="Comma-separated live sources to fetch (default: all).")
     ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", help="Show Prefect's progress lines too.")] = False,
 ) -> None:
-    """Run the nightly flow once: ingest, validate, recompute estimates, publish the report."""
+    """Run the nightly flow once: ingest, validate, recompute estimates, publish the report.
+
+    Exit codes: 0 success, 3 partial (some live sources failed), 1 failed (the run failed,
+    or every live source failed), 4 refused (another run held the warehouse too long).
+    """
     from sources.registry import UnknownSource, pick_live
+    from warehouse.write_session import WarehouseBusy
 
     picked = [s.strip() for s in sources.split(",") if s.strip()] if sources else None
     try:
         picked = pick_live(picked) if picked else None  # before the Prefect server starts
     except UnknownSource as exc:
         raise typer.BadParameter(str(exc), param_hint="--sources") from exc
+    day = parse_date(run_date)
+    location = warehouse_location(data_dir, warehouse)  # a bad setting stops here, before Prefect starts
+    # Prefect's own progress lines only with --verbose; warnings (a source that failed or was
+    # skipped, one line each) always. Set before Prefect is imported, which reads it once.
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
     from flows.nightly import nightly
+    from flows.prefect_api import prefect_api
 
-    result = nightly(run_date=parse_date(run_date), offline=offline, data_dir=data_dir, sources=picked)
-    for item in result.get("sources", []):
-        if item["status"] != "ok":  # one line per skipped (missing key) or failed source
-            typer.echo(f"{item['source']} {item['status']}: {item['message']}")
-    typer.echo(f"{result['status']}: report {result['report']}")
-    if result["status"] == "failed":
-        raise typer.Exit(1)
+    try:
+        with prefect_api(), console.progress("starting Prefect's API"):
+            result = nightly(run_date=day, offline=offline, data_dir=data_dir, sources=picked,
+                             warehouse=location)
+    except WarehouseBusy as exc:
+        typer.echo(f"refused: {exc}", err=True)
+        raise typer.Exit(EXIT["refused"]) from exc
+    except Exception as exc:  # one sentence and a hint; the traceback only with --verbose
+        console.fail(exc, "the run's log file under <data>/logs/ has the detail; --verbose shows the traceback",
+                     verbose)
+    typer.echo(f"{result['status']}: report {result['report']} (log {result['log']})")
+    if result["status"] != "success":
+        raise typer.Exit(EXIT[result["status"]])
 
 
 @app.command()
 def sql(
-    query: Annotated[str, typer.Argument(help="SQL to run against the warehouse (read-only).")],
+    query: Annotated[str, typer.Argument(help="One SQL statement to run against the warehouse (read-only).")],
     data_dir: DataDir = None,
+    warehouse: Warehouse = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Read the warehouse as the last write of this UTC day left it (DuckLake)."),
+    ] = None,
     max_rows: Annotated[int, typer.Option("--max-rows", help="Rows to print at most.")] = 200,
+    timeout: Annotated[float, typer.Option("--timeout", help="Stop the query after this many seconds.")] = 300.0,
 ) -> None:
-    """Run a SQL query over a read-only connection and print the result as a table."""
+    """Run one SQL statement over a read-only connection and print the result as a table.
+
+    The connection reads the warehouse and nothing else: no other file (COPY, ATTACH,
+    read_csv, EXPORT), no extensions, no settings changes.
+    """
     import duckdb
 
     from warehouse import db
+    from warehouse.location import BadWarehouse
 
-    location = warehouse_location(data_dir)
     try:
-        con = db.connect(location, read_only=True)
-    except FileNotFoundError as exc:
+        con = db.connect_reader(warehouse_location(data_dir, warehouse), as_of=parse_date(as_of))
+    except (FileNotFoundError, BadWarehouse) as exc:
         typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from exc
+        raise typer.Exit(EXIT["usage"]) from exc
+    timer = threading.Timer(timeout, con.interrupt)
     try:
+        statements = con.extract_statements(query)
+        if len(statements) != 1:
+            typer.echo(f"one statement per call, please ({len(statements)} given)", err=True)
+            raise typer.Exit(EXIT["usage"])
+        timer.start()
         relation = con.sql(query)
         if relation is None:
             typer.echo("ok")
             return
         relation.show(max_rows=max_rows, max_width=240)
+    except KeyboardInterrupt as exc:
+        con.interrupt()
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(EXIT["interrupted"]) from exc
+    except (duckdb.InterruptException, RuntimeError) as exc:
+        if isinstance(exc, RuntimeError) and "interrupt" not in str(exc).lower():
+            raise
+        fired = timer.finished.is_set()  # set once the timer ran (it is cancelled only below)
+        typer.echo(f"query stopped after {timeout:g} s (--timeout)" if fired else "interrupted", err=True)
+        raise typer.Exit(EXIT["interrupted"]) from exc
     except duckdb.Error as exc:
         typer.echo(f"SQL error: {exc}", err=True)
-        raise typer.Exit(2) from exc
+        raise typer.Exit(EXIT["usage"]) from exc
     finally:
+        timer.cancel()
         con.close()
 
 
 # The other commands register themselves on `app` when their module is imported.
-from flows import cli_bench, cli_calculus, cli_sources  # noqa: E402,F401
+from flows import cli_bench, cli_calculus, cli_decide, cli_report, cli_sources  # noqa: E402,F401

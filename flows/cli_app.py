@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Annotated
 
 import typer
@@ -18,21 +18,56 @@ app = typer.Typer(
     add_completion=False,
 )
 
+# Exit codes every command uses (README, "Exit codes").
+EXIT = {"failed": 1, "usage": 2, "partial": 3, "refused": 4, "interrupted": 130}
+
 DataDir = Annotated[
     str | None, typer.Option("--data-dir", help="Data directory (default $GPUCALC_DATA_DIR or ./data).")
 ]
+Warehouse = Annotated[
+    str | None,
+    typer.Option(
+        "--warehouse",
+        help="DuckDB file, ducklake:<catalog> (sqlite:FILE, postgres:CONN or a DuckDB file) or md:<database> "
+        "(default $GPUCALC_WAREHOUSE or <data-dir>/warehouse.duckdb).",
+    ),
+]
 
 
-def parse_date(value: str | None) -> date | None:
+def parse_date(value: str | None, *, not_after_today: bool = True) -> date | None:
+    """A --date value; a day after today (UTC) is refused: data "observed" then would stay fresh."""
     if value is None:
         return None
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError as exc:
-        raise typer.BadParameter(f"{value!r} is not a date in YYYY-MM-DD form") from exc
+        raise typer.BadParameter(f"{value!r} is not a date in YYYY-MM-DD form", param_hint="--date") from exc
+    today = datetime.now(UTC).date()
+    if not_after_today and day > today:
+        raise typer.BadParameter(f"{value} is in the future (today is {today.isoformat()} UTC)", param_hint="--date")
+    return day
 
 
-def warehouse_location(data_dir: str | None) -> str:
+def echo_wait(holder) -> None:
+    """What a writer prints while another gpucalc process holds the warehouse."""
+    typer.echo(f"waiting for {holder.describe()} to finish writing the warehouse ...", err=True)
+
+
+def private_copy(data_dir: str | None, warehouse: str | None = None):
+    """An in-memory copy of the warehouse's inputs (before the first run: the bundled data with
+    your <data-dir>/catalog/ rows on top) for answers that change inputs."""
     from warehouse import settings
+    from warehouse.scratch import scratch_copy
 
-    return settings.warehouse_path(settings.data_dir(data_dir))
+    return scratch_copy(warehouse_location(data_dir, warehouse), settings.catalog_dir(settings.data_dir(data_dir)))
+
+
+def warehouse_location(data_dir: str | None, warehouse: str | None = None) -> str:
+    """The warehouse a command opens; a setting gpucalc cannot use is a usage error, one sentence."""
+    from warehouse import settings
+    from warehouse.location import BadWarehouse
+
+    try:
+        return settings.warehouse_path(settings.data_dir(data_dir), warehouse)
+    except BadWarehouse as exc:
+        raise typer.BadParameter(str(exc), param_hint="--warehouse / GPUCALC_WAREHOUSE") from exc

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli_app import DataDir, app, parse_date
+from flows.cli_app import EXIT, DataDir, Warehouse, app, echo_wait, parse_date, warehouse_location
 
 Day = Annotated[str | None, typer.Option("--date", help="Observation date, UTC (YYYY-MM-DD; default today).")]
 
@@ -28,22 +28,25 @@ def ingest(
     ] = None,
     day: Day = None,
     data_dir: DataDir = None,
+    warehouse: Warehouse = None,
 ) -> None:
     """Parse a local copy of a source's payload, keep it under raw/, load it as observed on --date."""
     from flows.backfill import NothingToDo, ingest_file
+    from sources.raw_store import UnsafeName
     from sources.registry import UnknownSource
 
     when = parse_date(day) or _today()
+    location = warehouse_location(data_dir, warehouse)
     try:
-        outcome = _locked_guard(lambda: ingest_file(source, file, provider, when, data_dir))
-    except (UnknownSource, NothingToDo) as exc:
+        outcome = _refused_if_busy(lambda: ingest_file(source, file, provider, when, data_dir, echo_wait, location))
+    except (UnknownSource, NothingToDo, UnsafeName) as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
+        raise typer.Exit(EXIT["usage"]) from exc
     if not outcome.ok:
         hint = " (use --provider NAME, e.g. --provider aws)" if "provider" in outcome.message else ""
         typer.echo(f"error: {file} could not be read as {source}: {outcome.message}{hint}", err=True)
         typer.echo("nothing loaded; the reason is in rejected_row (rule source_unusable)", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT["failed"])
     for kept in outcome.kept:
         typer.echo(f"kept {kept.path} (sha256 {kept.sha256[:16]}, {kept.bytes} bytes)")
         if outcome.replaced:
@@ -57,33 +60,34 @@ def ingest(
 def replay(
     day: Annotated[str, typer.Option("--date", help="The day to rebuild from data/raw/<source>/<date>/.")],
     data_dir: DataDir = None,
+    warehouse: Warehouse = None,
 ) -> None:
     """Rebuild a day's observations from the payloads kept under raw/, with no network."""
     from flows.backfill import NothingToDo, replay_day
 
     when = parse_date(day)
+    location = warehouse_location(data_dir, warehouse)
     try:
-        outcome = _locked_guard(lambda: replay_day(when, data_dir))
+        outcome = _refused_if_busy(lambda: replay_day(when, data_dir, echo_wait, location))
     except NothingToDo as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from exc
+        raise typer.Exit(EXIT["failed"]) from exc
     typer.echo(f"replayed {len(outcome.kept)} kept payloads for {when.isoformat()}")
     _echo_sources(outcome.summary)
     typer.echo(f"{outcome.summary['estimate_rows']} estimates rebuilt; run {outcome.summary['run_id']} "
                f"({outcome.summary['status']})")
     if outcome.summary["status"] != "success":  # a source whose payloads could not be read
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT["failed"] if outcome.summary["status"] == "failed" else EXIT["partial"])
 
 
 @app.command("sources")
-def list_sources(data_dir: DataDir = None) -> None:
+def list_sources(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
     """List every source: kind, key, live or file-only, last fetch and load, staleness."""
-    from flows.cli_app import warehouse_location
     from sources.registry import ALIASES, all_specs
     from warehouse.observations import STALE_AFTER_DAYS
 
     today = _today()
-    seen, note = _overview(warehouse_location(data_dir), today)
+    seen, note = _overview(warehouse_location(data_dir, warehouse), today)
     aliases = {canonical: alias for alias, canonical in ALIASES.items()}
     for name, spec in all_specs().items():
         row = seen.get(name, {})
@@ -103,6 +107,12 @@ def list_sources(data_dir: DataDir = None) -> None:
             f"last good load {row.get('last_ok') or 'never'}: {_count(row.get('rows_loaded'))} rows loaded, "
             f"{_count(row.get('rows_rejected'))} rejected; {stale}"
         )
+        if row.get("unknown_gpu_rows"):
+            typer.echo(
+                f"    {row['unknown_gpu_rows']} rows ({row['unknown_gpu_share']:.0%}) rejected at that load because "
+                "their GPU name did not resolve: see rejected_row (rule unknown_gpu), add a line to "
+                "<data>/catalog/gpu_alias.csv and `gpucalc replay --date D`"
+            )
         if row.get("last_status") and row["last_status"] != "ok":
             typer.echo(f"    latest attempt {row['last_status']}: {row.get('last_message') or ''}")
     typer.echo(f"\nstale = no successful load in the last {STALE_AFTER_DAYS} days (as of {today.isoformat()} UTC)")
@@ -115,13 +125,14 @@ def _overview(location: str, today: date) -> tuple[dict[str, dict], str]:
     import duckdb
 
     from warehouse import db
+    from warehouse.location import BadWarehouse
     from warehouse.observations import source_overview
 
-    if location != ":memory:" and not Path(location).exists():
+    if not db.warehouse_exists(location):
         return {}, f"no warehouse at {location} yet: `gpucalc run` or `gpucalc ingest` creates it"
     try:
-        con = db.connect(location, read_only=True)
-    except duckdb.Error as exc:  # e.g. the nightly writer holds the lock right now
+        con = db.connect_reader(location)
+    except (duckdb.Error, BadWarehouse) as exc:  # an older warehouse another tool holds open read-write
         return {}, f"warehouse {location} could not be read ({exc}); showing sources only"
     try:
         frame = source_overview(con, today)
@@ -146,15 +157,21 @@ def _echo_sources(summary: dict) -> None:
             typer.echo(f"    ... {item['rejected'] - shown} more in rejected_row")
 
 
-def _locked_guard(action):
-    """Run a writer action; a warehouse another process is writing is a clear message, not a trace."""
-    import duckdb
+def _refused_if_busy(action):
+    """Run a writer action; a warehouse another run held for too long is one sentence, not a trace."""
+    from flows.console import progress
+    from warehouse.location import BadWarehouse
+    from warehouse.write_session import WarehouseBusy
 
     try:
-        return action()
-    except duckdb.IOException as exc:
-        typer.echo(f"error: the warehouse is busy or unreadable ({exc}); try again after the nightly run", err=True)
-        raise typer.Exit(3) from exc
+        with progress("parsing, loading and recomputing estimates"):  # a spinner on a terminal
+            return action()
+    except WarehouseBusy as exc:
+        typer.echo(f"refused: {exc}", err=True)
+        raise typer.Exit(EXIT["refused"]) from exc
+    except BadWarehouse as exc:  # unreachable catalog, a lake kept elsewhere: one sentence
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(EXIT["failed"]) from exc
 
 
 def _count(value) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, date, datetime
 
 from prefect import flow, get_run_logger
-from prefect.artifacts import create_markdown_artifact
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
+from flows import console
+from flows.log_file import run_log_file
 from flows.tasks import FetchOutcome, fetch_source, publish_report, write_warehouse
 from flows.writer import new_run_id
 from sources.registry import pick_live
@@ -19,46 +22,64 @@ def nightly(
     offline: bool = False,
     data_dir: str | None = None,
     sources: list[str] | None = None,
+    warehouse: str | None = None,
 ) -> dict:
-    """Fetch every reachable source (or none, offline), load, recompute and publish."""
+    """Fetch every reachable source (or none, offline), load, recompute and publish.
+
+    `warehouse` overrides GPUCALC_WAREHOUSE (a DuckDB file, ducklake:<catalog> or md:<db>).
+    """
     logger = get_run_logger()
-    day = run_date or datetime.now(UTC).date()
+    today = datetime.now(UTC).date()
+    day = run_date or today
+    if day > today:  # observations "made" in the future would stay fresh for years
+        raise ValueError(f"run date {day.isoformat()} is in the future (today is {today.isoformat()} UTC)")
     directory = settings.data_dir(data_dir)
-    warehouse = settings.warehouse_path(directory)
+    warehouse = settings.warehouse_path(directory, warehouse)
     raw_dir = settings.raw_dir(directory)
     run_id = new_run_id(day)
 
-    fetched: list[FetchOutcome] = []
-    if not offline:
-        names = pick_live(sources)  # unknown or file-only names stop the run before any fetch
-        futures = {name: fetch_source.submit(name, day, str(raw_dir), run_id) for name in names}
-        for name, future in futures.items():
-            fetched.append(_outcome(name, future))
-            if fetched[-1].status != "ok":
-                logger.warning("source %s %s: %s", name, fetched[-1].status, fetched[-1].message)
-
-    summary = write_warehouse(
-        warehouse,
-        str(raw_dir),
-        run_id,
-        day,
-        "offline" if offline else "online",
-        fetched,
-        load_bundled_prices=offline,
-    )
-    path, markdown = publish_report(warehouse, str(settings.reports_dir(directory)), day)
+    with run_log_file(directory, run_id) as log_path:
+        story.info("run %s (%s) for %s into %s", run_id, "offline" if offline else "online", day, warehouse)
+        fetched: list[FetchOutcome] = []
+        if not offline:
+            names = pick_live(sources)  # unknown or file-only names stop the run before any fetch
+            futures = {name: fetch_source.submit(name, day, str(raw_dir), run_id) for name in names}
+            console.step(f"fetching {len(futures)} live sources")
+            for name, future in futures.items():
+                fetched.append(_outcome(name, future))
+                story.info("source %s: %s %s", name, fetched[-1].status, fetched[-1].message or "")
+                console.step(f"fetched {name} ({len(fetched)}/{len(futures)}: {fetched[-1].status})")
+                if fetched[-1].status != "ok":  # one line per source that did not load
+                    logger.warning("source %s %s: %s", name, fetched[-1].status, fetched[-1].message)
+        console.step("loading, validating and recomputing estimates")
+        summary = write_warehouse(
+            warehouse, str(raw_dir), run_id, day, "offline" if offline else "online", fetched,
+            load_bundled_prices=True if offline else None,
+        )
+        story.info("warehouse %s: %s", warehouse, {k: v for k, v in summary.items() if not isinstance(v, list | dict)})
+        path, markdown, top_options = publish_report(warehouse, str(settings.reports_dir(directory)), day)
+        story.info("report %s", path)
     create_markdown_artifact(
         markdown=markdown, key="gpucalc-nightly-report", description=f"gpucalc report {day.isoformat()}"
     )
+    if top_options:  # keys: lowercase letters, digits and dashes, the same every night
+        create_table_artifact(
+            table=top_options, key="gpucalc-top-options",
+            description=f"cheapest and fastest option per workload, {day.isoformat()}",
+        )
     print(f"run {run_id}: {summary['status']}, {summary['estimate_rows']} estimates, report at {path}")
-    return {**summary, "report": path}
+    return {**summary, "report": path, "log": str(log_path)}
+
+
+story = logging.getLogger("gpucalc.run")
 
 
 def _outcome(name: str, future) -> FetchOutcome:
-    """What one fetch task came to, after its retries; a crash is a failed source, not a failed run."""
+    """What one fetch task came to; a crash is a failed source (one line), not a failed run."""
     future.wait()
     if future.state.is_completed():
         return future.result()
     error = future.state.result(raise_on_failure=False)
-    message = getattr(error, "message", None) or str(error) or str(future.state.message or "fetch failed")
-    return FetchOutcome(name, "failed", message)
+    logging.getLogger("gpucalc.fetch").error("source %s crashed", name, exc_info=error)
+    first_line = (str(error) or "fetch failed").strip().splitlines()[0][:200]
+    return FetchOutcome(name, "failed", f"crashed ({type(error).__name__}: {first_line}); see the run's log file")

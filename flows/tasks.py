@@ -6,6 +6,7 @@ DuckDB work (DuckDB allows one writing process and its connections are not threa
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -15,9 +16,11 @@ from prefect.cache_policies import NO_CACHE
 
 from flows.writer import SourceLoad, parse_kept, write_run
 from sources import http, raw_store
-from sources.base import MissingKey
+from sources.base import MissingKey, SourceError
 from sources.registry import spec_for
 from warehouse.load import RunContext
+
+log = logging.getLogger("gpucalc.fetch")
 
 
 @dataclass
@@ -28,7 +31,10 @@ class FetchOutcome:
     files: list[str] = field(default_factory=list)
 
 
-@task(retries=2, retry_delay_seconds=[5, 30], cache_policy=NO_CACHE)
+# No task retries: the shared HTTP session retries each request that can succeed on a second
+# try (429/5xx, read timeouts) and fails the rest at once; a second layer here only multiplied
+# the attempts (a dead endpoint was hit 15 times) and the minutes a night without network took.
+@task(cache_policy=NO_CACHE)
 def fetch_source(name: str, day: date, raw_dir: str, run_id: str | None = None) -> FetchOutcome:
     """Fetch one live source and keep its payloads under data/raw/<source>/<date>/."""
     spec = spec_for(name)
@@ -37,7 +43,9 @@ def fetch_source(name: str, day: date, raw_dir: str, run_id: str | None = None) 
         payloads = spec.fetch(http.make_session(), day)
     except MissingKey as exc:
         return FetchOutcome(name, "skipped", exc.message)
-    # Any other SourceError propagates: Prefect retries the task, then the flow records it as failed.
+    except SourceError as exc:  # one sentence for people; the whole chain for the log file
+        log.warning("source %s failed: %s", name, exc.message, exc_info=True)
+        return FetchOutcome(name, "failed", exc.message)
     files = [str(raw_store.save(p, Path(raw_dir), day, run_id).path) for p in payloads]
     return FetchOutcome(name, "ok", f"{len(files)} payloads", files)
 
@@ -50,7 +58,7 @@ def write_warehouse(
     run_date: date,
     mode: str,
     fetched: list[FetchOutcome],
-    load_bundled_prices: bool,
+    load_bundled_prices: bool | None,
 ) -> dict:
     """The single writer: reference, observations, estimates and the run log, in order."""
     loads = []
@@ -68,8 +76,11 @@ def write_warehouse(
 
 
 @task(cache_policy=NO_CACHE)
-def publish_report(warehouse: str, reports_dir: str, run_date: date) -> tuple[str, str]:
-    """Render the dated markdown report; returns (path, markdown)."""
+def publish_report(warehouse: str, reports_dir: str, run_date: date) -> tuple[str, str, list[dict]]:
+    """Render the dated report (pages, charts, HTML) and the history; returns (index.md path, the
+    index as a Prefect artifact's markdown, the top options per workload as table rows)."""
+    from flows import console
     from reports.render import write_report
 
-    return write_report(warehouse, Path(reports_dir), run_date)
+    published = write_report(warehouse, Path(reports_dir), run_date, on_step=console.step, allow_missing=True)
+    return published.path, published.artifact, published.top_options

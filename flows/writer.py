@@ -1,31 +1,42 @@
 """The single DuckDB writer: every path that changes the warehouse goes through `write_run`.
 
 Plain functions, no Prefect: the nightly flow calls `write_run` from its one writer task, and
-`gpucalc ingest` / `gpucalc replay` call it directly so they need no Prefect server. DuckDB
-allows one writing process and its connections are not thread-safe, so the warehouse is
-opened here, used from this thread only, and closed before returning. Parsing happens before
-the connection opens, so the write lock is held only for the loads themselves.
+`gpucalc ingest` / `gpucalc replay` call it directly so they need no Prefect server. The
+write happens in a `warehouse.write_session` (one writer at a time; the live warehouse is
+replaced atomically, so readers never block it and a failed or killed run changes nothing).
+Parsing happens before the session opens, so the lock is held only for the loads.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 from sources import bundled, raw_store
 from sources.base import Parsed
-from sources.catalog import load_catalog
+from sources.catalog import load_catalog_with_yours
 from sources.raw_store import Kept
 from sources.registry import parse_payloads, spec_for
-from warehouse import db
-from warehouse.load import LoadResult, RunContext, load_benchmarks, load_prices, record_source_failure
+from warehouse import baseline, settings
+from warehouse.load import (
+    LoadResult,
+    RunContext,
+    load_benchmarks,
+    load_prices,
+    record_source_failure,
+    remove_payload,
+)
 from warehouse.observations import first_rejects, index_payloads, load_parsed, table_for
 from warehouse.rebuild import rebuild_estimates
 from warehouse.reference_load import load_reference
-from warehouse.run_log import finish_run, record_source_status, start_run
+from warehouse.run_log import as_of_date, finish_run, record_interrupted, record_source_status, start_run
+from warehouse.write_session import Holder, WarehouseBusy, journal_run, writing
 
 SHOW_REJECTS = 5  # rejected rows per source echoed on the console; the rest are in rejected_row
+log = logging.getLogger(__name__)
 
 
 def new_run_id(run_date: date) -> str:
@@ -41,14 +52,18 @@ class SourceLoad:
     message: str = ""
     parsed: Parsed | None = None
     kept: list[Kept] = field(default_factory=list)  # payloads to index in raw_payload
+    window: list[str] = field(default_factory=list)  # payload ids whose rows this load replaces
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (payload id, why unreadable)
 
 
 def parse_kept(source: str, raw_dir: Path, day: date) -> SourceLoad:
     """Parse every payload kept for a source on a day; no payload parses -> failed."""
     kept = raw_store.kept_day(raw_dir, source, day)
-    parsed, problems = parse_payloads(source, [raw_store.as_payload(k) for k in kept], day)
+    result = parse_payloads(source, [raw_store.as_payload(k) for k in kept], day)
+    message = "; ".join(why for _, why in result.problems)
+    status = "ok" if result.parsed is not None else "failed"
     # The payloads are indexed even when none parses: raw_payload records what was received.
-    return SourceLoad(source, "ok" if parsed is not None else "failed", problems, parsed, kept)
+    return SourceLoad(source, status, message, result.parsed, kept, result.window, result.problems)
 
 
 def write_run(
@@ -58,73 +73,127 @@ def write_run(
     mode: str,
     loads: list[SourceLoad],
     *,
-    bundled_prices: bool = False,
+    bundled_prices: bool | None = None,
     count_baseline: bool = True,
+    on_wait: Callable[[Holder], None] | None = None,
 ) -> dict:
-    """Reference + bundled benchmarks, each source's load, estimates and the run log, in order.
+    """Reference + bundled data, each source's load, estimates and the run log, in order.
 
-    `count_baseline=False` keeps the bundled loads out of the run's row counts (ingest and
-    replay report only what they were asked to load). Returns finish_run's summary plus a
-    `sources` list: status, counts, message and the first rejected rows per source.
+    `bundled_prices`: True loads the bundled price snapshot (offline nights); None (the
+    default) loads it only when no live or user source has given the warehouse a rental
+    price yet, so a first night without network still prices its estimates (the report
+    says they are the bundled, stale snapshot). `count_baseline=False` keeps the bundled
+    loads out of the run's row counts (ingest and replay report only what they were asked
+    to load). Returns finish_run's summary plus a `sources` list: status, counts, message
+    and the first rejected rows per source. A second writer waits for the first; a writer
+    that cannot get its turn leaves a `refused` run_log row and raises WarehouseBusy.
     """
-    con = db.connect(warehouse)
     try:
-        start_run(con, run, mode)
-        baseline = _load_baseline(con, run, bundled_prices)
-        results = list(baseline) if count_baseline else []
-        statuses = []
-        for item in loads:
-            table = table_for(spec_for(item.source).kind)
-            index_payloads(con, item.kept, data_dir, run)
-            if item.status == "skipped":
-                statuses.append((item.source, "skipped", 0, 0, item.message))
-            elif item.parsed is None:
-                # Fetch or parse failed: say why, and leave the source's stored rows as they are.
-                record_source_failure(con, item.source, table, item.message, run)
-                statuses.append((item.source, "failed", 0, 0, item.message))
-            else:
-                if item.message:  # some payloads of the source could not be read: say which
-                    record_source_failure(con, item.source, table, item.message, run)
-                result = load_parsed(con, item.source, spec_for(item.source).kind, item.parsed, run)
-                results.append(result)
-                statuses.append((item.source, "ok", result.loaded, result.rejected, item.message))
-        record_source_status(con, run, statuses)
-        counts = rebuild_estimates(con, run.run_id, run.run_date)
-        summary = finish_run(con, run, results, counts, statuses)
-        payloads = {item.source: len(item.kept) for item in loads}
-        summary["sources"] = [_status(con, run, s) | {"payloads": payloads.get(s[0], 0)} for s in statuses]
-    except Exception as exc:
-        finish_run(con, run, [], {}, [], error=str(exc))
+        with writing(warehouse, data_dir, run.run_id, run.run_date, mode, on_wait=on_wait) as session:
+            return _write(session, data_dir, run, mode, loads, bundled_prices, count_baseline)
+    except WarehouseBusy as exc:
+        journal_run(data_dir, _log_row(run, mode, "refused", str(exc)))
         raise
-    finally:
-        con.close()
-    return summary
+    except Exception as exc:
+        _record_failure(warehouse, data_dir, run, mode, f"{type(exc).__name__}: {exc}")
+        raise
 
 
-def record_unusable(warehouse: str, run: RunContext, mode: str, source: str, message: str) -> dict:
+def record_unusable(warehouse: str, data_dir: Path, run: RunContext, mode: str, source: str, message: str) -> dict:
     """A payload nothing could be read from: one rejected_row and a failed run_log row, nothing else.
 
     No source_status row: a bad local file says nothing about whether the live source works,
     so it must not mark the source failed in tonight's report.
     """
-    con = db.connect(warehouse)
-    try:
+    with writing(warehouse, data_dir, run.run_id, run.run_date, mode) as session:
+        con = session.con
+        if session.interrupted:
+            record_interrupted(con, session.interrupted)
         start_run(con, run, mode)
         record_source_failure(con, source, table_for(spec_for(source).kind), message, run)
-        summary = finish_run(con, run, [], {}, [], error=message)
-    finally:
-        con.close()
+        return finish_run(con, run, [], {}, [], error=message)
+
+
+def _write(session, data_dir, run, mode, loads, bundled_prices, count_baseline) -> dict:
+    con = session.con
+    if session.interrupted:
+        record_interrupted(con, session.interrupted)
+    start_run(con, run, mode)
+    baseline_loads = _load_baseline(con, run, data_dir, mode)
+    results, statuses = [], []
+    for item in loads:
+        table = table_for(spec_for(item.source).kind)
+        index_payloads(con, item.kept, data_dir, run)
+        if item.status == "skipped":
+            statuses.append((item.source, "skipped", 0, 0, item.message))
+            continue
+        # Say what could not be read; the rows stored before stay as they were.
+        if item.parsed is None and not item.problems:  # the fetch itself failed
+            record_source_failure(con, item.source, table, item.message, run)
+        for payload, why in item.problems:
+            record_source_failure(con, item.source, table, why, run, payload or None)
+        if item.parsed is None:
+            statuses.append((item.source, "failed", 0, 0, item.message))
+            continue
+        result = load_parsed(con, item.source, spec_for(item.source).kind, item.parsed, run, item.window)
+        results.append(result)
+        statuses.append((item.source, "ok", result.loaded, result.rejected, item.message))
+    if bundled_prices or (bundled_prices is None and not _has_rental_prices(con)):
+        prices = bundled.load_price_snapshot()
+        baseline_loads.append(load_prices(con, "bundled_snapshot", prices, run, [bundled.PRICE_PAYLOAD]))
+    elif bundled_prices is None:  # live prices are in: the snapshot that stood in for them goes
+        remove_payload(con, "price_quote", bundled.PRICE_PAYLOAD)
+    record_source_status(con, run, statuses)
+    counts = rebuild_estimates(con, run.run_id, as_of_date(con, run.run_date))
+    summary = finish_run(con, run, baseline_loads + results if count_baseline else results, counts, statuses)
+    payloads = {item.source: len(item.kept) for item in loads}
+    summary["sources"] = [_status(con, run, s) | {"payloads": payloads.get(s[0], 0)} for s in statuses]
     return summary
 
 
-def _load_baseline(con, run: RunContext, bundled_prices: bool) -> list[LoadResult]:
+def _record_failure(warehouse: str, data_dir: Path, run: RunContext, mode: str, message: str) -> None:
+    """The run failed: nothing it wrote was kept; its failed run_log row is, so people see it."""
+    try:
+        with writing(warehouse, data_dir, run.run_id, run.run_date, mode, wait_s=30) as session:
+            start_run(session.con, run, mode)
+            finish_run(session.con, run, [], {}, [], error=message[:2000])
+    except Exception:  # the warehouse itself is the problem: leave the row for the next writer
+        log.exception("could not record the failure of run %s in the warehouse", run.run_id)
+        journal_run(data_dir, _log_row(run, mode, "failed", message[:2000]))
+
+
+def _log_row(run: RunContext, mode: str, status: str, message: str) -> dict:
+    return {
+        "run_id": run.run_id,
+        "run_date": run.run_date.isoformat(),
+        "mode": mode,
+        "started_at": run.extracted_at.isoformat(),
+        "finished_at": datetime.now(UTC).replace(tzinfo=None).isoformat(),
+        "status": status,
+        "message": message,
+    }
+
+
+def _load_baseline(con, run: RunContext, data_dir: Path, mode: str) -> list[LoadResult]:
     # The catalog (and its gpu_alias) must be current before any source resolves GPU names;
     # the bundled benchmarks keep calibration points even when no benchmark source ran.
-    load_reference(con, load_catalog(), run)
-    results = [load_benchmarks(con, "bundled_mlperf_and_runs", bundled.load_benchmark_results(), run)]
-    if bundled_prices:
-        results.append(load_prices(con, "bundled_snapshot", bundled.load_price_snapshot(), run))
-    return results
+    catalog, unreadable = load_catalog_with_yours(settings.catalog_dir(data_dir))
+    benchmarks = bundled.load_benchmark_results()
+    wanted = baseline.digest(catalog, unreadable, benchmarks)
+    if mode in ("ingest", "replay") and baseline.is_loaded(con, wanted):
+        return []  # the warehouse holds exactly this baseline: no need to validate it again
+    load_reference(con, catalog, run, unreadable)
+    loaded = [load_benchmarks(con, "bundled_mlperf_and_runs", benchmarks, run, [bundled.BENCHMARK_PAYLOAD])]
+    baseline.remember(con, wanted, run.run_id)
+    return loaded
+
+
+def _has_rental_prices(con) -> bool:
+    """Whether any source but the bundled snapshot has given the warehouse a rental price."""
+    return bool(con.execute(
+        "select count(*) from price_quote where pricing <> 'owned' and payload is distinct from ?",
+        [bundled.PRICE_PAYLOAD],
+    ).fetchone()[0])
 
 
 def _status(con, run: RunContext, status: tuple[str, str, int, int, str]) -> dict:

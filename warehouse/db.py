@@ -1,12 +1,22 @@
-"""Open the warehouse and keep its schema current."""
+"""Open the warehouse and keep its schema current.
+
+`location` is the warehouse setting (warehouse/location.py): a DuckDB file, `:memory:`, a
+DuckLake (`ducklake:<catalog>`) or MotherDuck (`md:<database>`). Every kind hands back a
+DuckDB connection whose default catalog is the warehouse, so the same SQL runs on each.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date
 from importlib import resources
 from pathlib import Path
 
 import duckdb
+
+from warehouse import lake, motherduck
+from warehouse.location import DUCKLAKE, FILE, MEMORY, MOTHERDUCK, parse
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
@@ -29,21 +39,85 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(sql)
 
 
-def connect(location: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """A connection with the schema applied (writers) or as found (read-only readers)."""
-    if not read_only and location != ":memory:":
-        Path(location).parent.mkdir(parents=True, exist_ok=True)
-    if read_only and not Path(location).exists():
-        raise FileNotFoundError(f"no warehouse at {location}: run `gpucalc run` first")
-    con = duckdb.connect(location, read_only=read_only)
-    if not read_only:
+def connect(
+    location: str, read_only: bool = False, *, data_path: str | None = None, schema: bool = True
+) -> duckdb.DuckDBPyConnection:
+    """A connection with the schema applied (writers, unless `schema=False`) or as found (readers).
+
+    `data_path` is where a new DuckLake keeps its Parquet files (settings.lake_data_path).
+    """
+    where = parse(location)
+    if read_only and not warehouse_exists(location):
+        raise NoWarehouse(f"no warehouse at {where.uri}: run `gpucalc run` first")
+    if where.kind == DUCKLAKE:
+        con = lake.connect(where, data_path=data_path, read_only=read_only)
+    elif where.kind == MOTHERDUCK:
+        con = motherduck.connect(where, read_only=read_only)
+    else:
+        if where.kind == FILE and not read_only:
+            Path(where.target).parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(where.target, read_only=read_only)
+    if schema and not read_only:
         apply_schema(con)
     return con
+
+
+class NoWarehouse(FileNotFoundError):
+    """Nothing has been written at this warehouse location yet."""
+
+
+def warehouse_exists(location: str) -> bool:
+    """Whether a reader would find a warehouse: a local file or catalog file exists.
+
+    A PostgreSQL catalog or MotherDuck cannot be checked without connecting; the connection
+    itself then says what is wrong.
+    """
+    where = parse(location)
+    if where.kind == MEMORY:
+        return True
+    if where.kind == FILE:
+        return Path(where.target).exists()
+    if where.catalog_file is not None:
+        return where.catalog_file.exists()
+    return where.kind in (DUCKLAKE, MOTHERDUCK)
+
+
+def connect_reader(location: str, as_of: date | None = None):
+    """A connection that can read the warehouse and nothing else (`gpucalc sql`, reports).
+
+    `as_of` reads the warehouse as the last write of that UTC day left it (DuckLake only).
+    """
+    from warehouse.reader import connect_reader as _connect_reader
+
+    return _connect_reader(location, as_of)
+
+
+# A write session on a lake is one transaction from the schema to the run log: loads and
+# rebuilds inside it must not open (or commit) transactions of their own.
+_SESSIONS: set[int] = set()
+
+
+@contextmanager
+def session_transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Everything inside lands as one commit (one DuckLake snapshot), or nothing does."""
+    con.execute("begin transaction")
+    _SESSIONS.add(id(con))
+    try:
+        yield con
+    except BaseException:
+        _SESSIONS.discard(id(con))
+        con.execute("rollback")
+        raise
+    _SESSIONS.discard(id(con))
+    con.execute("commit")
 
 
 @contextmanager
 def transaction(con: duckdb.DuckDBPyConnection):
     """One load = one transaction: either all of it lands or none of it does."""
+    if id(con) in _SESSIONS:  # already inside a session's transaction: it decides for all
+        yield con
+        return
     con.execute("begin transaction")
     try:
         yield con

@@ -1,13 +1,16 @@
 """Loads: stage -> validate -> merge, one transaction per load.
 
-A load replaces exactly the window its batch covers (a source's rows for a provider and day,
-or for a benchmark file), so loading the same input twice leaves the warehouse unchanged.
-Rows that break a rule go to `rejected_row` with the source, the row and the rule.
+A load replaces exactly the rows its payloads produced before (every row carries the id of
+the kept payload it came from, `<source>/<day>/<name>`), so loading the same input twice
+leaves the warehouse unchanged, a corrected file replaces its rows (removed rows included),
+and no other payload's rows are touched: not another day's, not another file's. Rows that
+break a rule go to `rejected_row` with the source, the row and the rule.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
@@ -16,8 +19,9 @@ import polars as pl
 
 from sources.base import Parsed, Reject
 from sources.contracts import BENCHMARK_REQUIRED, PRICE_REQUIRED
-from warehouse import validation
+from warehouse import plausibility, validation
 from warehouse.db import transaction
+from warehouse.identity import resolve_rows
 
 
 @dataclass(frozen=True)
@@ -39,77 +43,120 @@ class RunContext:
         return cls(run_id, run_date, datetime.now(UTC).replace(tzinfo=None))
 
 
-def alias_map(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    return con.execute("select distinct lower(trim(alias)) as gpu_name_key, gpu_id as gpu from gpu_alias").pl()
-
-
-def resolve_gpu(frame: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFrame:
-    """Add `gpu` (canonical id) and `gpu_name_key` (the normalised spelling it matched on)."""
-    keyed = frame.with_columns(pl.col("gpu_name").str.strip_chars().str.to_lowercase().alias("gpu_name_key"))
-    return keyed.join(aliases, on="gpu_name_key", how="left")
-
-
-def load_prices(con: duckdb.DuckDBPyConnection, source: str, parsed: Parsed, run: RunContext) -> LoadResult:
-    frame = resolve_gpu(parsed.rows, alias_map(con)).with_columns(
+def load_prices(
+    con: duckdb.DuckDBPyConnection, source: str, parsed: Parsed, run: RunContext, window: Sequence[str]
+) -> LoadResult:
+    """Validate and merge price quotes; `window` names the payloads whose rows this replaces."""
+    frame = _with_payload(resolve_rows(con, parsed.rows), window).with_columns(
         (pl.col("usd_per_instance_hour") / pl.col("gpus_per_instance")).alias("usd_per_gpu_hour"),
         validation.days_in_future("observed_at", run.run_date),
     )
-    rules = validation.price_rules(alias_map(con)["gpu_name_key"].to_list())
-    violations = validation.validate("price_quote", frame, rules, PRICE_REQUIRED)
-    good, rejects = _split(source, frame, violations, parsed.rejects)
-    # the window is what the rows themselves say they are: (source, provider, day)
-    windows = frame.select("source", "provider", "observed_at").unique().drop_nulls()
-    with transaction(con):
-        con.register("load_windows", windows.to_arrow())
-        con.execute(
-            """delete from price_quote q using load_windows w
-               where q.source = w.source and q.provider = w.provider and q.observed_at = w.observed_at"""
-        )
-        _insert(con, "price_quote", good, run)
-        _replace_rejects(con, source, "price_quote", rejects, run, _scope(windows["provider"]))
-        con.unregister("load_windows")
-    return LoadResult(source, "price_quote", good.height, len(rejects))
+    frame = plausibility.price_bounds(con, frame)
+    rules = validation.price_rules()
+    return _merge(con, source, "price_quote", frame, parsed.rejects, rules, PRICE_REQUIRED, run, window)
 
 
-def load_benchmarks(con: duckdb.DuckDBPyConnection, source: str, parsed: Parsed, run: RunContext) -> LoadResult:
-    frame = resolve_gpu(parsed.rows, alias_map(con)).with_columns(
+def load_benchmarks(
+    con: duckdb.DuckDBPyConnection, source: str, parsed: Parsed, run: RunContext, window: Sequence[str]
+) -> LoadResult:
+    """Validate and merge benchmark results; `window` names the payloads whose rows this replaces."""
+    frame = _with_payload(resolve_rows(con, parsed.rows), window).with_columns(
         validation.days_in_future("measured_at", run.run_date)
     )
-    rules = validation.benchmark_rules(alias_map(con)["gpu_name_key"].to_list())
-    violations = validation.validate("benchmark_result", frame, rules, BENCHMARK_REQUIRED)
-    good, rejects = _split(source, frame, violations, parsed.rejects)
-    refs = frame.select("source", "source_ref").unique().drop_nulls()
-    with transaction(con):
-        con.register("load_refs", refs.to_arrow())
-        con.execute(
-            """delete from benchmark_result b using load_refs r
-               where b.source = r.source and b.source_ref = r.source_ref"""
-        )
-        _insert(con, "benchmark_result", good, run)
-        _replace_rejects(con, source, "benchmark_result", rejects, run, _scope(refs["source_ref"]))
-        con.unregister("load_refs")
-    return LoadResult(source, "benchmark_result", good.height, len(rejects))
+    frame = plausibility.benchmark_bounds(con, frame)
+    rules = validation.benchmark_rules(plausibility.known_workloads(con))
+    return _merge(con, source, "benchmark_result", frame, parsed.rejects, rules, BENCHMARK_REQUIRED, run, window)
 
 
 def record_source_failure(
-    con: duckdb.DuckDBPyConnection, source: str, table: str, message: str, run: RunContext
+    con: duckdb.DuckDBPyConnection,
+    source: str,
+    table: str,
+    message: str,
+    run: RunContext,
+    payload: str | None = None,
 ) -> None:
-    """A payload or fetch that could not be used at all: one rejected row says why."""
-    reject = Reject(source=source, source_row=0, rule="source_unusable", detail=message)
+    """A payload or fetch that could not be used at all: one rejected row says why.
+
+    A payload's failure replaces that payload's earlier failure (a replay of it converges),
+    while the rows and row rejects it loaded before stay; a fetch failure (no payload) is an
+    event of its run and stays.
+    """
+    reject = Reject(source=source, source_row=0, rule="source_unusable", detail=message, payload=payload)
     with transaction(con):
-        _replace_rejects(con, source, table, [reject], run, "source_unusable")
+        if payload is not None:
+            con.execute(
+                "delete from rejected_row where target_table = ? and payload = ? and scope = 'source_unusable'",
+                [table, payload],
+            )
+        _insert_rejects(con, table, [reject], run)
+
+
+def remove_payload(con: duckdb.DuckDBPyConnection, table: str, payload: str) -> None:
+    """Drop every row and reject one payload loaded (a stand-in that is no longer wanted)."""
+    with transaction(con):
+        con.execute(f"delete from {table} where payload = ?", [payload])
+        con.execute("delete from rejected_row where target_table = ? and payload = ?", [table, payload])
+
+
+def _with_payload(frame: pl.DataFrame, window: Sequence[str]) -> pl.DataFrame:
+    if "payload" in frame.columns:
+        return frame
+    if len(window) != 1:
+        raise ValueError("rows without a payload column need a window of exactly one payload")
+    return frame.with_columns(pl.lit(window[0], dtype=pl.String).alias("payload"))
+
+
+def _merge(con, source, table, frame, parse_rejects, rules, required, run, window) -> LoadResult:
+    frame, unsafe = validation.quarantine_unsafe_values(source, frame)
+    violations = validation.validate(table, frame, rules, required)
+    good, rejects = _split(source, frame, violations, [*parse_rejects, *unsafe])
+    with transaction(con):
+        _delete_window(con, table, source, run, window)
+        _insert(con, table, good, run)
+        _insert_rejects(con, table, rejects, run)
+    return LoadResult(source, table, good.height, len(rejects))
+
+
+def _delete_window(con, table: str, source: str, run: RunContext, window: Sequence[str]) -> None:
+    """Remove what these payloads loaded before: their rows and their rejects.
+
+    Rows loaded before payload ids existed carry none; they belong to (source, day of the
+    run that loaded them) and go when that source's payloads of that day are loaded again.
+    """
+    con.execute(
+        f"""delete from {table} where payload in (select unnest(?::varchar[]))
+            or (payload is null and source = ? and try_cast(left(run_id, 10) as date) = ?)""",
+        [list(window), source, _window_day(window, run)],
+    )
+    con.execute(
+        """delete from rejected_row where target_table = ?
+           and (payload in (select unnest(?::varchar[]))
+                or (payload is null and source = ? and run_date = ? and scope <> 'source_unusable'))""",
+        [table, list(window), source, _window_day(window, run)],
+    )
+
+
+def _window_day(window: Sequence[str], run: RunContext) -> date:
+    days = {w.split("/")[1] for w in window if w.count("/") >= 2}
+    try:
+        return date.fromisoformat(days.pop()) if len(days) == 1 else run.run_date
+    except ValueError:
+        return run.run_date
 
 
 def _split(
-    source: str, frame: pl.DataFrame, violations: list[validation.Violation], parse_rejects: list[Reject]
+    source: str, frame: pl.DataFrame, violations: list[validation.Violation], other_rejects: list[Reject]
 ) -> tuple[pl.DataFrame, list[Reject]]:
-    rows = frame.to_dicts()
     bad_indices = sorted({v.row_index for v in violations})
-    rejects = list(parse_rejects)
-    for v in violations:
-        row = rows[v.row_index]
-        position = row.get("source_row") or v.row_index + 1
-        rejects.append(Reject(source, position, v.rule, f"{source} row {position}: {v.detail}", _jsonable(row)))
+    rejects = list(other_rejects)
+    if bad_indices:
+        bad_rows = dict(zip(bad_indices, frame[bad_indices].to_dicts(), strict=True))
+        for v in violations:
+            row = bad_rows[v.row_index]
+            position = row.get("source_row") or v.row_index + 1
+            detail = f"{source} row {position}: {v.detail}"
+            rejects.append(Reject(source, position, v.rule, detail, _jsonable(row), row.get("payload")))
     good = frame.filter(~pl.int_range(pl.len()).is_in(bad_indices)) if bad_indices else frame
     return good, rejects
 
@@ -125,23 +172,7 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame, run
     con.unregister("staged_rows")
 
 
-def _scope(values: pl.Series) -> str:
-    """Names the part of a source a load covers, so a later partial load replaces only it."""
-    return ",".join(sorted(str(v) for v in values.unique().drop_nulls().to_list())) or "*"
-
-
-def _replace_rejects(
-    con: duckdb.DuckDBPyConnection,
-    source: str,
-    table: str,
-    rejects: list[Reject],
-    run: RunContext,
-    scope: str,
-) -> None:
-    con.execute(
-        "delete from rejected_row where source = ? and target_table = ? and run_date = ? and scope = ?",
-        [source, table, run.run_date, scope],
-    )
+def _insert_rejects(con: duckdb.DuckDBPyConnection, table: str, rejects: list[Reject], run: RunContext) -> None:
     if not rejects:
         return
     records = [
@@ -150,7 +181,8 @@ def _replace_rejects(
             run.run_date,
             r.source,
             table,
-            scope,
+            "source_unusable" if r.rule == "source_unusable" else "row",
+            r.payload,
             r.source_row or None,
             r.rule,
             r.detail,
@@ -160,12 +192,20 @@ def _replace_rejects(
         for r in rejects
     ]
     con.executemany(
-        """insert into rejected_row (run_id, run_date, source, target_table, scope, source_row,
-           rule, detail, row_json, rejected_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        """insert into rejected_row (run_id, run_date, source, target_table, scope, payload, source_row,
+           rule, detail, row_json, rejected_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         records,
     )
 
 
+def replace_rejects(
+    con: duckdb.DuckDBPyConnection, source: str, table: str, rejects: list[Reject], run: RunContext
+) -> None:
+    """Replace every reject of `source` for `table` (the reference catalog is loaded whole)."""
+    con.execute("delete from rejected_row where source = ? and target_table = ?", [source, table])
+    _insert_rejects(con, table, rejects, run)
+
+
 def _jsonable(row: dict) -> dict:
-    drop = {"gpu_name_key", "days_in_future"}
+    drop = validation.HELPER_COLUMNS
     return {k: (v.isoformat() if isinstance(v, date | datetime) else v) for k, v in row.items() if k not in drop}

@@ -25,20 +25,12 @@ def table_for(kind: str) -> str:
     return "price_quote" if kind == "prices" else "benchmark_result"
 
 
-def load_parsed(con: duckdb.DuckDBPyConnection, source: str, kind: str, parsed: Parsed, run: RunContext) -> LoadResult:
+def load_parsed(
+    con: duckdb.DuckDBPyConnection, source: str, kind: str, parsed: Parsed, run: RunContext, window: list[str]
+) -> LoadResult:
     """Validate and merge one source's parsed rows into the table its kind feeds."""
     loader = load_prices if kind == "prices" else load_benchmarks
-    result = loader(con, source, parsed, run)
-    # Every caller loads all a source kept for the day, so this load's rejects supersede the
-    # day's earlier ones, whatever scope (set of providers or files) those covered. The loader
-    # only replaces its own scope; without this, "aws" rejects outlive an "aws,azure" reload.
-    # Whole-payload failures (source_unusable) are events, not rows, and stay.
-    con.execute(
-        """delete from rejected_row where source = ? and target_table = ? and run_date = ?
-           and run_id <> ? and scope <> 'source_unusable'""",
-        [source, result.table, run.run_date, run.run_id],
-    )
-    return result
+    return loader(con, source, parsed, run, window)
 
 
 def index_payloads(con: duckdb.DuckDBPyConnection, kept: list[Kept], data_dir: Path, run: RunContext) -> int:
@@ -106,11 +98,23 @@ def source_overview(con: duckdb.DuckDBPyConnection, today: date) -> pl.DataFrame
         payloads as (
             select source, max(fetched_at) as last_fetch, count(*) as payloads
             from raw_payload group by source
+        ),
+        last_load as (
+            select source, arg_max(run_id, checked_at) as run_id
+            from source_status where status = 'ok' group by source
+        ),
+        unknown_gpu as (  -- rows of the last good load rejected because their GPU name did not resolve
+            select r.source, count(distinct (r.payload, r.source_row)) as rows
+            from rejected_row r join last_load l on l.source = r.source and l.run_id = r.run_id
+            where r.rule = 'unknown_gpu' group by r.source
         )
         select coalesce(s.source, p.source) as source, p.last_fetch, p.payloads, s.last_ok,
                s.rows_loaded, s.rows_rejected, s.last_status, s.last_message,
-               s.last_ok is null or s.last_ok < ? as stale
+               s.last_ok is null or s.last_ok < ? as stale,
+               coalesce(u.rows, 0) as unknown_gpu_rows,
+               coalesce(u.rows, 0) / nullif(s.rows_loaded + coalesce(u.rows, 0), 0) as unknown_gpu_share
         from status s full join payloads p on p.source = s.source
+        left join unknown_gpu u on u.source = coalesce(s.source, p.source)
         order by source
         """,
         [stale_before],

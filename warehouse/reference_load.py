@@ -11,47 +11,40 @@ import duckdb
 import polars as pl
 
 from sources.base import Reject
+from sources.catalog import FILES, KEYS, ORIGIN_COLUMNS
 from warehouse import validation
 from warehouse.db import transaction
-from warehouse.load import LoadResult, RunContext, _jsonable, _replace_rejects
+from warehouse.load import LoadResult, RunContext, _jsonable, replace_rejects
 
 SOURCE = "bundled_catalog"
 
-ID_COLUMN = {
-    "gpu": "gpu_id",
-    "model": "model_id",
-    "platform": "platform_id",
-    "workload": "workload_id",
-    "gpu_alias": "alias",
-    "efficiency_default": "family",
-    "stage_efficiency_default": "stage",
-    "assumption": "name",
-    "api_price": ("model_id", "provider"),
-}
 POSITIVE = {
     "gpu": ["memory_usable_gb", "mem_bw_tbps", "bf16_tflops"],
     "platform": ["gpus_per_node", "scaleup_domain_gpus", "max_nodes"],
     "model": ["params_total_b", "params_active_b", "layers", "hidden"],
     "workload": ["total_tokens"],
+    "link": ["collective_eff"],
+    "convergence": ["global_batch_seqs", "samples_to_converge"],
 }
 # (table, column) must be one of (other table)'s ids.
 REFERENCES = {
     "platform": [("gpu_id", "gpu")],
     "workload": [("model_id", "model"), ("consumer_model_id", "model")],
     "gpu_alias": [("gpu_id", "gpu")],
+    "gpu_instance": [("gpu_id", "gpu")],
     "api_price": [("model_id", "model")],
+    "convergence": [("workload_id", "workload")],
+    "provider_capacity": [("gpu_id", "gpu")],
 }
 
 
 def _key_name(table: str) -> str:
-    key = ID_COLUMN[table]
-    return key if isinstance(key, str) else "_".join(key)
+    return "_".join(KEYS[table])
 
 
 def _keyed(table: str, frame: pl.DataFrame) -> pl.DataFrame:
     """Add the table's id (joined when compound) and its case-insensitive comparison key."""
-    key = ID_COLUMN[table]
-    parts = [key] if isinstance(key, str) else list(key)
+    parts = KEYS[table]
     name = _key_name(table)
     joined = pl.concat_str([pl.col(p) for p in parts], separator="/")
     keyed = frame if name in frame.columns else frame.with_columns(joined.alias(name))
@@ -91,37 +84,43 @@ def _rules(table: str, ids: dict[str, list[str]]) -> list[validation.Rule]:
 
 def validate_catalog(catalog: dict[str, pl.DataFrame]) -> tuple[dict[str, pl.DataFrame], list[tuple[str, Reject]]]:
     """Return the valid rows of every table and the rejected ones (with their table)."""
-    ids = {t: catalog[t][ID_COLUMN[t]].drop_nulls().to_list() for t in ("gpu", "model")}
+    ids = {t: catalog[t][KEYS[t][0]].drop_nulls().to_list() for t in ("gpu", "model", "workload")}
     valid: dict[str, pl.DataFrame] = {}
     rejects: list[tuple[str, Reject]] = []
-    for table in ID_COLUMN:  # gpu and model first: the others refer to them
-        frame = catalog[table]
+    for table in KEYS:  # gpu, model and workload first: the others refer to them
+        frame = _with_origin(table, catalog[table])
         key = _key_name(table)
         violations = validation.validate(table, _keyed(table, frame), _rules(table, ids), (key,))
         dup_or_bad = sorted({v.row_index for v in violations})
-        rows = frame.to_dicts()
+        rows = dict(zip(dup_or_bad, frame[dup_or_bad].to_dicts(), strict=True)) if dup_or_bad else {}
         for v in violations:
-            rejects.append(
-                (
-                    table,
-                    Reject(
-                        SOURCE,
-                        v.row_index + 1,
-                        v.rule,
-                        f"{table}.csv row {v.row_index + 1}: {v.detail}",
-                        _jsonable(rows[v.row_index]),
-                    ),
-                )
-            )
-        valid[table] = frame.filter(~pl.int_range(pl.len()).is_in(dup_or_bad)) if dup_or_bad else frame
+            row = rows[v.row_index]
+            where, number = row["catalog_file"], row["catalog_row"]
+            as_given = _jsonable({k: value for k, value in row.items() if k not in ORIGIN_COLUMNS})
+            rejects.append((table, Reject(SOURCE, number, v.rule, f"{where} row {number}: {v.detail}", as_given)))
+        kept = frame.filter(~pl.int_range(pl.len()).is_in(dup_or_bad)) if dup_or_bad else frame
+        valid[table] = kept.drop(ORIGIN_COLUMNS)
         if table in ids:
-            ids[table] = valid[table][ID_COLUMN[table]].to_list()
+            ids[table] = valid[table][KEYS[table][0]].to_list()
     return valid, rejects
 
 
+def _with_origin(table: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """Rows given without an origin (tests, bench) are the bundled file's, numbered in order."""
+    if "catalog_file" in frame.columns:
+        return frame
+    return frame.with_columns(
+        pl.lit(f"{table}.csv").alias("catalog_file"), pl.int_range(1, frame.height + 1).alias("catalog_row")
+    )
+
+
 def load_reference(
-    con: duckdb.DuckDBPyConnection, catalog: dict[str, pl.DataFrame], run: RunContext
+    con: duckdb.DuckDBPyConnection,
+    catalog: dict[str, pl.DataFrame],
+    run: RunContext,
+    unreadable: list[tuple[str, str]] = (),
 ) -> list[LoadResult]:
+    """Replace the reference tables with the catalog's valid rows; `unreadable` are your files that failed."""
     valid, rejects = validate_catalog(catalog)
     results = []
     with transaction(con):
@@ -131,6 +130,13 @@ def load_reference(
             con.execute(f"insert into {table} by name select * from reference_rows")
             con.unregister("reference_rows")
             table_rejects = [r for t, r in rejects if t == table]
-            _replace_rejects(con, SOURCE, table, table_rejects, run, "*")
+            table_rejects += [
+                Reject(SOURCE, 0, "source_unusable", why) for file, why in unreadable if file.endswith(_file(table))
+            ]
+            replace_rejects(con, SOURCE, table, table_rejects, run)
             results.append(LoadResult(SOURCE, table, frame.height, len(table_rejects)))
     return results
+
+
+def _file(table: str) -> str:
+    return "/" + FILES[table][0]

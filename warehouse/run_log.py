@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import duckdb
 
@@ -39,7 +39,9 @@ def finish_run(
     finished = datetime.now(UTC).replace(tzinfo=None)
     failed = [s[0] for s in statuses if s[1] == "failed"]
     ok = [s[0] for s in statuses if s[1] == "ok"]
-    status = "failed" if error else ("partial" if failed else "success")
+    # A night where every source that was tried failed has nothing new to show: failed, not
+    # partial, even though the bundled data still loaded and the estimates were rebuilt.
+    status = "failed" if error or (failed and not ok) else ("partial" if failed else "success")
     summary = {
         "run_id": run.run_id,
         "run_date": run.run_date.isoformat(),
@@ -72,3 +74,32 @@ def finish_run(
         ],
     )
     return summary
+
+
+def as_of_date(con: duckdb.DuckDBPyConnection, run_date: date) -> date:
+    """The warehouse's current date after this run: the latest date any good run wrote.
+
+    "Tonight" is the newest night the warehouse has: a backfill or replay of an older day
+    writes that day's observations without moving the estimates back to it.
+    """
+    # any run that rebuilt the estimates counts, a night whose every source failed included
+    latest = con.execute("select max(run_date) from run_log where estimate_rows > 0").fetchone()[0]
+    return max(run_date, latest) if latest else run_date
+
+
+def record_interrupted(con: duckdb.DuckDBPyConnection, holder) -> None:
+    """A run that held the write lock and vanished (killed, crashed): say so in run_log."""
+    con.execute("delete from run_log where run_id = ?", [holder.run_id])
+    con.execute(
+        """insert into run_log (run_id, run_date, mode, started_at, finished_at, status, message)
+           values (?, ?, ?, ?, ?, 'failed', ?)""",
+        [
+            holder.run_id,
+            holder.run_date,
+            holder.mode,
+            holder.started_at,
+            datetime.now(UTC).replace(tzinfo=None),
+            f"interrupted: process {holder.pid} stopped before finishing (killed or crashed); "
+            "nothing it wrote was kept",
+        ],
+    )

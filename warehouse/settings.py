@@ -11,9 +11,29 @@ def data_dir(override: str | Path | None = None) -> Path:
     return Path(override or os.environ.get("GPUCALC_DATA_DIR") or "data").resolve()
 
 
-def warehouse_path(data_directory: Path) -> str:
-    """The DuckDB location: GPUCALC_WAREHOUSE when set (a file path today, a lake URI later)."""
-    return os.environ.get("GPUCALC_WAREHOUSE") or str(data_directory / "warehouse.duckdb")
+def warehouse_path(data_directory: Path, override: str | None = None) -> str:
+    """The warehouse: `--warehouse`, else GPUCALC_WAREHOUSE, else <data-dir>/warehouse.duckdb.
+
+    A DuckDB file, `ducklake:<catalog>` or `md:<database>` (warehouse/location.py), returned
+    in its canonical spelling (file paths absolute); a setting gpucalc cannot use raises
+    location.BadWarehouse with one sentence.
+    """
+    from warehouse.location import parse
+
+    chosen = override or os.environ.get("GPUCALC_WAREHOUSE") or str(data_directory / "warehouse.duckdb")
+    return parse(chosen).uri
+
+
+def lake_data_path(data_directory: Path) -> str:
+    """Where a new DuckLake writes its Parquet files: GPUCALC_LAKE_DATA_PATH, else <data-dir>/lake/.
+
+    A folder or an object-storage prefix (s3://bucket/gpucalc/); every writer of one lake must
+    name the same place, so on several machines it is shared storage.
+    """
+    chosen = os.environ.get("GPUCALC_LAKE_DATA_PATH") or str(data_directory / "lake")
+    if "://" not in chosen:
+        chosen = str(Path(chosen).expanduser().resolve())
+    return chosen.rstrip("/") + "/"
 
 
 def raw_dir(data_directory: Path) -> Path:
@@ -22,3 +42,8 @@ def raw_dir(data_directory: Path) -> Path:
 
 def reports_dir(data_directory: Path) -> Path:
     return data_directory / "reports"
+
+
+def catalog_dir(data_directory: Path) -> Path:
+    """Your own catalog rows (aliases, workloads, models, ...), layered over the bundled catalog."""
+    return data_directory / "catalog"

@@ -132,7 +132,7 @@ def test_replay_with_a_changed_schema_fails_that_source_only_and_keeps_its_rows(
     before = query(copy_of, "select count(*) from price_quote where source = 'skypilot'")
 
     result = gpucalc("replay", "--date", DAY, "--data-dir", str(copy_of))
-    assert result.exit_code == 1
+    assert result.exit_code == 3  # partial: one source failed, the other loaded
     assert "skypilot: failed" in result.output and "AcceleratorCount" in result.output
     assert "user_runs: ok, 1 rows loaded" in result.output
     assert query(copy_of, "select count(*) from price_quote where source = 'skypilot'") == before
@@ -197,3 +197,34 @@ def test_unknown_names_are_refused_before_anything_runs(tmp_path):
     result = gpucalc("ingest", "nope", "--file", str(AWS), "--data-dir", str(tmp_path))
     assert result.exit_code == 2 and "unknown source 'nope'" in result.output
     assert not (tmp_path / "warehouse.duckdb").exists()
+
+
+def test_an_unresolved_gpu_name_is_visible_and_one_alias_line_plus_replay_recovers_its_rows(offline_copy, tmp_path):
+    quotes = tmp_path / "quotes.csv"
+    quotes.write_text("provider,instance_type,gpu_name,gpus_per_instance,usd_per_gpu_hour\n"
+                      "lab,lab.8x,Hopper-80-lab,8,2.1\nlab,lab.1x,H100 SXM,1,2.3\n")
+    result = gpucalc("ingest", "quotes", "--file", str(quotes), "--date", DAY, "--data-dir", str(offline_copy))
+    assert result.exit_code == 0, result.output
+    assert "[unknown_gpu]" in result.output and "'Hopper-80-lab': no catalog accelerator" in result.output
+    listing = gpucalc("sources", "--data-dir", str(offline_copy)).output
+    assert "1 rows (50%) rejected at that load because their GPU name did not resolve" in listing
+
+    (offline_copy / "catalog").mkdir()
+    alias = "alias,gpu_id,note\nHopper-80-lab,H100-SXM,our lab's name\n"
+    (offline_copy / "catalog" / "gpu_alias.csv").write_text(alias)
+    assert gpucalc("replay", "--date", DAY, "--data-dir", str(offline_copy)).exit_code == 0
+    assert query(offline_copy, "select instance_type, gpu from price_quote where provider = 'lab' order by 1") == [
+        ("lab.1x", "H100-SXM"), ("lab.8x", "H100-SXM")
+    ]
+    assert query(offline_copy, "select count(*) from rejected_row where rule = 'unknown_gpu'") == [(0,)]
+
+
+def test_a_local_mlperf_results_checkout_loads_as_the_live_fetch_would(offline_copy):
+    tree = FIXTURES / "mlperf" / "inference_results_v5.1"
+    result = gpucalc("ingest", "mlperf", "--file", str(tree), "--date", DAY, "--data-dir", str(offline_copy))
+    assert result.exit_code == 0, result.output
+    rows = query(offline_copy, """select count(*), count(distinct gpu), min(value) > 0 from benchmark_result
+                                  where source = 'mlperf'""")
+    assert rows[0][0] > 0 and rows[0][2]
+    kept = sorted(p.name for p in (offline_copy / "raw" / "mlperf" / DAY).glob("*.json") if ".meta" not in p.name)
+    assert kept and all(name.startswith("inference_results_v5.1__") for name in kept)

@@ -4,7 +4,6 @@ from datetime import date
 
 import duckdb
 import pytest
-from prefect.testing.utilities import prefect_test_harness
 
 RUN_DATE = date(2026, 11, 29)
 TABLES = (
@@ -21,10 +20,7 @@ TABLES = (
 )
 
 
-@pytest.fixture(scope="module", autouse=True)
-def prefect_server():
-    with prefect_test_harness(server_startup_timeout=90):
-        yield
+pytestmark = pytest.mark.usefixtures("prefect_harness")  # one Prefect server for the session (conftest)
 
 
 def counts(path):
@@ -45,7 +41,7 @@ def test_offline_nightly_builds_the_warehouse_and_report_and_is_idempotent(tmp_p
     assert first["report"] == str(report)
     text = report.read_text()
     assert "# gpucalc report — 2026-11-29" in text
-    assert "DFlash" in text and "Fastest" in text and "Cheapest" in text
+    assert "DFlash" in text and "Rent on-demand (fastest)" in text and "Rent on-demand (cheapest)" in text
     assert "## Rejected rows" in text and "## Where every input came from" in text
 
     before = counts(warehouse)

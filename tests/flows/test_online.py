@@ -11,7 +11,6 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from prefect.testing.utilities import prefect_test_harness
 
 from sources import skypilot, vast
 from tests.sources.fakes import session_factory, url_key
@@ -22,20 +21,13 @@ SOURCES = ["skypilot", "vast", "lambda_cloud"]
 AWS_URL = skypilot.URL.format(version="v8", cloud="aws")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def prefect_server():
-    with prefect_test_harness(server_startup_timeout=90):
-        yield
+pytestmark = pytest.mark.usefixtures("prefect_harness")  # one Prefect server for the session (conftest)
 
 
 @pytest.fixture
 def serve(monkeypatch):
     """Install recorded routes for the run; returns the fake so a test can count calls."""
-    import flows.nightly
-
     monkeypatch.delenv("LAMBDA_API_KEY", raising=False)
-    # Keep Prefect's retries (3 attempts) but not their 5 s / 30 s waits.
-    monkeypatch.setattr(flows.nightly, "fetch_source", flows.nightly.fetch_source.with_options(retry_delay_seconds=0))
 
     def install(routes: dict):
         make, fake = session_factory(routes)
@@ -76,8 +68,8 @@ def test_online_run_loads_what_answers_keeps_what_failed_and_skips_what_has_no_k
     second = nightly(run_date=NIGHT_2, offline=False, data_dir=str(tmp_path), sources=SOURCES)
     assert second["status"] == "partial"
     assert second["sources_failed"] == ["vast"]
-    # 3 Prefect attempts x (1 try + 4 urllib3 retries) against the Vast endpoint
-    assert sum(url_key(c) == url_key(vast.URL) for c in fake.calls) == 15
+    # one retry layer: 1 try + 4 urllib3 retries on a 5xx, no task retries on top
+    assert sum(url_key(c) == url_key(vast.URL) for c in fake.calls) == 5
 
     # the good source is loaded for tonight, with the per-GPU price derived from the file
     (p5,) = query(

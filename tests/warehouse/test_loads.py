@@ -1,5 +1,5 @@
 """Stage -> validate -> merge: bad rows land in rejected_row with source, row and rule;
-good rows load; the same input twice leaves the warehouse unchanged."""
+good rows load; a payload replaces exactly the rows it produced before, nothing else."""
 
 from datetime import date
 
@@ -12,7 +12,9 @@ from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
 from warehouse.load import RunContext, load_benchmarks, load_prices, record_source_failure
 from warehouse.reference_load import load_reference
 
-RUN = RunContext.new("test-run", date(2026, 11, 29))
+RUN = RunContext.new("2026-11-29-test", date(2026, 11, 29))
+DAY_28 = RunContext.new("2026-11-28-test", date(2026, 11, 28))
+QUOTES = "quotes_file/2026-11-29/quotes.csv"
 
 
 def quote(**overrides):
@@ -35,8 +37,8 @@ def quote(**overrides):
     return row
 
 
-def prices(rows):
-    frame = pl.DataFrame(rows, schema={k: v for k, v in PRICE_QUOTE.items() if k in rows[0]})
+def prices(rows, schema=None):
+    frame = pl.DataFrame(rows, schema=schema or {k: v for k, v in PRICE_QUOTE.items() if k in rows[0]})
     return Parsed(conform(frame, PRICE_QUOTE))
 
 
@@ -51,6 +53,10 @@ def rejects(con, table):
         "select source_row, rule, detail from rejected_row where target_table = ? order by source_row, rule",
         [table],
     ).fetchall()
+
+
+def stored(con, sql="select instance_type, usd_per_gpu_hour from price_quote order by all"):
+    return con.execute(sql).fetchall()
 
 
 def test_bad_price_rows_are_rejected_by_rule_and_the_rest_load(warehouse):
@@ -68,7 +74,7 @@ def test_bad_price_rows_are_rejected_by_rule_and_the_rest_load(warehouse):
     ]
     parsed = prices(rows)
     parsed.rejects.append(Reject("test", 11, "unparseable_price", "row 11: Price 'abc' is not a number"))
-    result = load_prices(warehouse, "test", parsed, RUN)
+    result = load_prices(warehouse, "test", parsed, RUN, [QUOTES])
     assert (result.loaded, result.rejected) == (2, 9)
     got = rejects(warehouse, "price_quote")
     assert [(r[0], r[1]) for r in got] == [
@@ -82,25 +88,94 @@ def test_bad_price_rows_are_rejected_by_rule_and_the_rest_load(warehouse):
         (10, "required_instance_type"),
         (11, "unparseable_price"),
     ]
-    assert got[2][2] == "test row 4: GPU name 'Z9000' does not resolve through gpu_alias"
-    loaded = warehouse.execute("select gpu, usd_per_gpu_hour from price_quote order by instance_type").fetchall()
-    assert loaded == [("TOY", 2.0), ("TOY", 2.0)]
+    assert got[2][2] == "test row 4: 'Z9000': no catalog accelerator 'Z9000' (add it to gpu.csv)"
+    assert stored(warehouse, "select gpu, usd_per_gpu_hour from price_quote") == [("TOY", 2.0), ("TOY", 2.0)]
 
 
-def test_loading_the_same_prices_twice_changes_nothing(warehouse):
+def test_loading_the_same_payload_twice_changes_nothing(warehouse):
     parsed = prices([quote(source_row=1), quote(source_row=2, gpu_name="nope", instance_type="x")])
-    load_prices(warehouse, "test", parsed, RUN)
-    first = warehouse.execute("select count(*) from price_quote").fetchone()[0], len(rejects(warehouse, "price_quote"))
-    load_prices(warehouse, "test", parsed, RUN)
-    second = warehouse.execute("select count(*) from price_quote").fetchone()[0], len(rejects(warehouse, "price_quote"))
-    assert first == second == (1, 1)
+    load_prices(warehouse, "test", parsed, RUN, [QUOTES])
+    first = len(stored(warehouse)), len(rejects(warehouse, "price_quote"))
+    load_prices(warehouse, "test", parsed, RUN, [QUOTES])
+    assert (len(stored(warehouse)), len(rejects(warehouse, "price_quote"))) == first == (1, 1)
 
 
-def test_a_later_day_keeps_the_earlier_observation(warehouse):
-    load_prices(warehouse, "test", prices([quote(observed_at=date(2026, 11, 28))]), RUN)
-    load_prices(warehouse, "test", prices([quote(usd_per_instance_hour=3.0)]), RUN)
-    history = warehouse.execute("select observed_at, usd_per_gpu_hour from price_quote order by 1").fetchall()
+def test_each_days_payload_keeps_its_own_observation(warehouse):
+    load_prices(warehouse, "test", prices([quote(observed_at=date(2026, 11, 28))]), DAY_28,
+                ["test/2026-11-28/quotes.csv"])
+    load_prices(warehouse, "test", prices([quote(usd_per_instance_hour=3.0)]), RUN, ["test/2026-11-29/quotes.csv"])
+    history = stored(warehouse, "select observed_at, usd_per_gpu_hour from price_quote order by 1")
     assert history == [(date(2026, 11, 28), 2.0), (date(2026, 11, 29), 3.0)]
+
+
+def test_a_corrected_file_removes_the_rows_it_no_longer_has_even_a_providers_only_row(warehouse):
+    # probe 5: "acme" had one row that day; the corrected file drops it and keeps "bolt"
+    first = prices([quote(), quote(provider="bolt", source_row=2)])
+    load_prices(warehouse, "test", first, RUN, [QUOTES])
+    load_prices(warehouse, "test", prices([quote(provider="bolt")]), RUN, [QUOTES])
+    assert stored(warehouse, "select provider from price_quote") == [("bolt",)]
+
+
+def test_another_days_file_with_the_same_provider_and_date_leaves_the_first_alone(warehouse):
+    # probe 2: quotes observed 2026-11-20 ingested on the 28th, another file ingested on the 29th
+    old_quote = dict(observed_at=date(2026, 11, 20))
+    load_prices(warehouse, "test", prices([quote(**old_quote)]), DAY_28, ["test/2026-11-28/a.csv"])
+    load_prices(warehouse, "test", prices([quote(instance_type="toy.2x", **old_quote)]), RUN, ["test/2026-11-29/b.csv"])
+    assert stored(warehouse, "select instance_type from price_quote order by 1") == [("toy.1x",), ("toy.2x",)]
+    # and replaying the 28th changes nothing
+    load_prices(warehouse, "test", prices([quote(**old_quote)]), DAY_28, ["test/2026-11-28/a.csv"])
+    assert len(stored(warehouse)) == 2
+
+
+def test_benchmark_runs_are_windowed_by_payload_not_by_file_name(warehouse):
+    # probe 3: a different runs.csv ingested another day keeps the earlier measurements
+    load_benchmarks(warehouse, "test", Parsed(benchmark_frame([benchmark()])), DAY_28, ["test/2026-11-28/runs.csv"])
+    later = benchmark(system="other toy", value=7000.0)
+    load_benchmarks(warehouse, "test", Parsed(benchmark_frame([later])), RUN, ["test/2026-11-29/runs.csv"])
+    assert warehouse.execute("select value from benchmark_result order by 1").fetchall() == [(7000.0,), (8000.0,)]
+
+
+def test_rows_from_before_payload_ids_are_replaced_when_their_day_is_loaded_again(warehouse):
+    warehouse.execute(
+        "insert into price_quote (provider, instance_type, gpu, source, observed_at, run_id, usd_per_gpu_hour) "
+        "values ('acme', 'legacy', 'TOY', 'test', '2026-11-29', '2026-11-29-000000000000', 1.0)"
+    )
+    load_prices(warehouse, "test", prices([quote()]), RUN, [QUOTES])
+    assert stored(warehouse, "select instance_type from price_quote") == [("toy.1x",)]
+
+
+@pytest.mark.parametrize(
+    ("usd", "rule"),
+    [
+        (0.0000001, "implausible_price_low"),  # probe 7: became the cheapest GPU
+        (25.0, "implausible_price_high"),  # probe 7: cents read as dollars; the toy's ceiling is 10000 USD / 500 h
+    ],
+)
+def test_prices_a_gpu_cannot_cost_are_flagged_not_trusted(warehouse, usd, rule):
+    result = load_prices(warehouse, "test", prices([quote(usd_per_instance_hour=usd)]), RUN, [QUOTES])
+    assert result.loaded == 0
+    ((_, got, detail),) = rejects(warehouse, "price_quote")
+    assert got == rule and "TOY GPU-hour" in detail
+
+
+def test_dates_and_numbers_no_later_step_can_hold_are_rejected_per_row(warehouse):
+    # probe 4 and 6: an integer date became year 57440 and crashed every later load; inf loaded
+    schema = {**PRICE_QUOTE, "observed_at": pl.Int64}
+    rows = [quote(source_row=1, observed_at=20260101), quote(source_row=2, instance_type="toy.2x", observed_at=20601)]
+    parsed = prices(rows, schema={k: schema[k] for k in rows[0]})
+    parsed.rows = parsed.rows.with_columns(pl.col("observed_at").cast(pl.Date))
+    result = load_prices(warehouse, "test", parsed, RUN, [QUOTES])
+    assert (result.loaded, result.rejected) == (1, 1)
+    ((row, rule, detail),) = rejects(warehouse, "price_quote")
+    assert (row, rule) == (1, "unparseable_date") and "observed_at" in detail
+
+    runs = [benchmark(value=float("inf")), benchmark(system="nan", value=float("nan")), benchmark(system="big",
+                                                                                                   value=1e300)]
+    result = load_benchmarks(warehouse, "test", Parsed(benchmark_frame(runs)), RUN, ["test/2026-11-29/runs.csv"])
+    assert (result.loaded, result.rejected) == (0, 3)
+    assert [r[1] for r in rejects(warehouse, "benchmark_result")] == [
+        "exceeds_hardware_peak", "non_finite_value", "non_finite_value"
+    ]
 
 
 def test_bad_benchmark_rows_are_rejected(warehouse):
@@ -111,15 +186,17 @@ def test_bad_benchmark_rows_are_rejected(warehouse):
         benchmark(source_row=4),
         benchmark(source_row=5, system="later", measured_at=date(2030, 1, 1)),
         benchmark(source_row=6, system="what", metric="vibes"),
+        benchmark(source_row=7, system="typo", workload_id="toy-pretrian"),
     ]
-    result = load_benchmarks(warehouse, "test", Parsed(benchmark_frame(rows)), RUN)
-    assert (result.loaded, result.rejected) == (1, 5)
+    result = load_benchmarks(warehouse, "test", Parsed(benchmark_frame(rows)), RUN, ["test/2026-11-29/runs.csv"])
+    assert (result.loaded, result.rejected) == (1, 6)
     assert [(r[0], r[1]) for r in rejects(warehouse, "benchmark_result")] == [
         (2, "value_positive"),
         (3, "unknown_gpu"),
         (4, "duplicate_key"),
         (5, "date_in_future"),
         (6, "known_metric"),
+        (7, "unknown_workload"),
     ]
 
 
@@ -150,7 +227,7 @@ def test_bad_catalog_rows_are_rejected_and_the_rest_replace_the_reference(con):
 
 
 def test_a_source_that_is_down_leaves_stored_rows_alone(warehouse):
-    load_prices(warehouse, "test", prices([quote()]), RUN)
+    load_prices(warehouse, "test", prices([quote()]), RUN, [QUOTES])
     record_source_failure(warehouse, "test", "price_quote", "HTTP 503 from https://example.test", RUN)
-    assert warehouse.execute("select count(*) from price_quote").fetchone()[0] == 1
+    assert len(stored(warehouse)) == 1
     assert rejects(warehouse, "price_quote")[-1][1] == "source_unusable"

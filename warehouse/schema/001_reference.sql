@@ -98,6 +98,10 @@ create table if not exists model_request (
     gpu_count integer,
     precision varchar
 );
+alter table model_request add column if not exists case_index integer;   -- the prediction's row
+alter table model_request add column if not exists nodes integer;
+alter table model_request add column if not exists role_split varchar;
+alter table model_request add column if not exists global_batch_size double;
 
 alter table workload add column if not exists spec_draft_len double;  -- speculative decoding: k drafted
 
@@ -107,13 +111,23 @@ create table if not exists gpu_alias (
     note varchar
 );
 
+-- What a provider documents an instance type to carry; beats the name a price row gives it
+-- (sources/gpu_identity.py). instance_type is exact or a pattern with '*'.
+create table if not exists gpu_instance (
+    provider varchar,
+    instance_type varchar,
+    gpu_id varchar,
+    gpus_per_instance double,  -- set only where a source's count is wrong
+    note varchar,
+    source varchar
+);
+
 create table if not exists efficiency_default (
     family varchar,            -- accelerator family (gpu.family)
     gemm_eff_bf16 double,      -- large-GEMM throughput / dense peak
     gemm_eff_fp8 double,
     gemm_eff_fp4 double,
     mem_eff double,            -- achieved / spec memory bandwidth
-    link_eff double,           -- NCCL bus bandwidth / link peak
     source varchar
 );
 alter table efficiency_default add column if not exists serve_eff_bf16 double;  -- GEMMs in serving frameworks
@@ -141,5 +155,46 @@ create table if not exists assumption (
     name varchar,              -- e.g. 'pue', 'usd_per_kwh', 'ownership_years'
     value double,
     unit varchar,
+    source varchar
+);
+
+-- Added after the first release (warehouses built earlier gain them).
+alter table gpu add column if not exists sfu_exp_per_s_t double;        -- softmax exponentials, T/s
+alter table gpu add column if not exists sustained_clock_ratio double;  -- tensor clock under the power cap / peak's
+alter table model add column if not exists attn_decode_flops double;    -- per query token per cached token per layer
+alter table model add column if not exists attn_prefill_flops double;   -- per (query, key) pair per layer
+alter table model add column if not exists kv_tp_shards integer;        -- ways TP splits the KV cache (MLA: 1)
+alter table model add column if not exists moe_layers integer;          -- layers with routed experts
+alter table workload add column if not exists output_len_cv double;     -- spread of output lengths (cv)
+alter table workload add column if not exists max_output_len double;    -- the longest output allowed
+alter table workload add column if not exists samples double;           -- MLPerf dataset size
+alter table efficiency_default drop column if exists link_eff;          -- links now in `link`
+
+-- How collectives use each kind of link (scale-up kinds and the scale-out "network").
+create table if not exists link (
+    link_kind varchar,
+    collective_eff double,     -- NCCL bus bandwidth / per-direction line rate
+    hop_latency_s double,      -- per ring step of a small all-reduce
+    source varchar
+);
+
+-- What a provider rents out per GPU: instance size, largest advertised cluster, interconnect.
+create table if not exists provider_capacity (
+    provider varchar,
+    gpu_id varchar,
+    instance_gpus double,
+    max_gpus double,
+    interconnect varchar,
+    source varchar
+);
+
+alter table workload add column if not exists demand_tokens_per_s double;  -- serving job: output tokens/s to sustain
+alter table workload add column if not exists purpose varchar;              -- job | benchmark
+
+-- MLPerf Training: samples to reach the target per global batch (MLCommons RCP means).
+create table if not exists convergence (
+    workload_id varchar,
+    global_batch_seqs double,
+    samples_to_converge double,
     source varchar
 );

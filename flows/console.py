@@ -1,0 +1,66 @@
+"""What the command line shows on stderr while it works: progress, and errors in one sentence.
+
+Flows and tasks call `step("...")` at each long step (fetching, loading and recomputing,
+drawing the report); a command that wraps its work in `progress()` shows the latest step
+with a spinner and the time elapsed, on stderr, and only when stderr is a terminal: logs,
+pipes and CI output stay clean. Outside a command (a Prefect worker) `step` does nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import NoReturn
+
+import typer
+
+_listeners: list[Callable[[str], None]] = []
+_lock = threading.Lock()  # fetch tasks report from worker threads
+
+
+def step(message: str) -> None:
+    """Say what the run is doing now (shown only under `progress()` on a terminal)."""
+    with _lock:
+        listeners = list(_listeners)
+    for listener in listeners:
+        listener(message)
+
+
+@contextmanager
+def progress(first: str) -> Iterator[None]:
+    """Show each `step` on stderr with a spinner while the block runs (terminals only)."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(first, total=None)
+
+        def show(message: str) -> None:
+            bar.update(task, description=message)
+
+        with _lock:
+            _listeners.append(show)
+        try:
+            yield
+        finally:
+            with _lock:
+                _listeners.remove(show)
+
+
+def fail(error: BaseException, hint: str, verbose: bool, code: int = 1) -> NoReturn:
+    """One sentence and a hint on stderr (the traceback too under --verbose), then exit."""
+    if verbose:
+        from rich.console import Console
+        from rich.traceback import Traceback
+
+        Console(stderr=True).print(Traceback.from_exception(type(error), error, error.__traceback__))
+    first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    typer.echo(f"error: {first}", err=True)
+    typer.echo(f"hint: {hint}", err=True)
+    raise typer.Exit(code) from error

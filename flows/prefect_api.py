@@ -1,0 +1,118 @@
+"""A Prefect API for `gpucalc run` when none is configured: started generously, never orphaned.
+
+With no `PREFECT_API_URL`, Prefect starts a temporary server itself, gives it 20 s to come
+up (too little on a loaded 2-core machine: runs failed at load average 7) and leaves it
+running when the parent is killed. This starts that same server with a start-up timeout you
+can set (`GPUCALC_PREFECT_STARTUP_TIMEOUT`, seconds, default 180), asks the kernel to stop it
+when the process that started it dies, however it dies (Linux `PR_SET_PDEATHSIG`), and does
+the run's slow imports while it boots.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+DEFAULT_STARTUP_TIMEOUT_S = 180
+PR_SET_PDEATHSIG = 1
+
+
+def startup_timeout() -> int:
+    try:
+        return max(1, int(float(os.environ.get("GPUCALC_PREFECT_STARTUP_TIMEOUT", DEFAULT_STARTUP_TIMEOUT_S))))
+    except ValueError:
+        return DEFAULT_STARTUP_TIMEOUT_S
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _start_server(port: int) -> subprocess.Popen:
+    """Prefect's own temporary server (the command SubprocessASGIServer runs), started without
+    importing prefect.server here: that import alone takes ~7 s, and the server process pays it
+    anyway."""
+    import prefect
+    from prefect.settings import get_current_settings
+
+    env = {
+        **os.environ,
+        **get_current_settings().to_environment_variables(exclude_unset=True),
+        "PREFECT_UI_ENABLED": "0",
+        "PREFECT__SERVER_EPHEMERAL": "1",
+        "PREFECT__SERVER_FINAL": "1",
+    }
+    command = [sys.executable, "-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent), "--factory",
+               "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(port),
+               "--log-level", "error", "--lifespan", "on"]
+    return subprocess.Popen(command, env=env,
+                            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+
+
+def _wait_until_up(process: subprocess.Popen, url: str, timeout_s: int) -> None:
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    with httpx.Client() as client:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"Prefect's temporary API server exited with code {process.returncode}")
+            try:
+                if client.get(f"{url}/health").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+    raise RuntimeError(f"Prefect's temporary API server did not answer within {timeout_s} s "
+                       "(GPUCALC_PREFECT_STARTUP_TIMEOUT sets the wait)")
+
+
+def _warm_up() -> None:
+    """Import what the run needs while the server boots in its own process (two cores, one wait)."""
+    import great_expectations  # noqa: F401  # ~6 s; validation needs it
+    import polars  # noqa: F401
+
+
+@contextlib.contextmanager
+def prefect_api() -> Iterator[str | None]:
+    """Yield the API URL flows will use; start (and finally stop) a local one if none is set."""
+    from prefect.settings import PREFECT_API_URL, PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
+
+    if PREFECT_API_URL.value():
+        yield PREFECT_API_URL.value()
+        return
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/api"
+    process = _start_server(port)
+    warm = threading.Thread(target=_warm_up, daemon=True)
+    warm.start()
+    try:
+        _wait_until_up(process, url, startup_timeout())
+        warm.join()
+        # The server goes when the run ends, and Prefect's log shipper would then retry sending
+        # the last lines to it for a minute ("Error logging to API"): the run keeps its own log
+        # file (flows/log_file.py), so logs stay out of a server nobody will read.
+        with temporary_settings(updates={PREFECT_API_URL: url, PREFECT_LOGGING_TO_API_ENABLED: False}):
+            yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -1,0 +1,325 @@
+"""Reliability: nothing lost, nothing corrupted, nothing written through the read-only door.
+
+Each test is one of the probes that once broke the warehouse (issue 7), run the way a user
+would: through the command line, in this process (typer's CliRunner) or as a real process
+when the probe is about processes (kill -9, two writers, Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+from tests.conftest import OFFLINE_DAY
+from warehouse.write_session import LOCK_NAME
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+GPUCALC = str(Path(sys.executable).parent / "gpucalc")
+
+
+def gpucalc(*args: str, env: dict | None = None):
+    return CliRunner().invoke(app, list(args), env=env)
+
+
+def query(data: Path, sql: str, params=None) -> list[tuple]:
+    con = duckdb.connect(str(data / "warehouse.duckdb"), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def write_quotes(path: Path, *rows: str) -> Path:
+    header = "provider,instance_type,gpu_name,gpus_per_instance,usd_per_gpu_hour,observed_at"
+    path.write_text("\n".join([header, *rows]) + "\n")
+    return path
+
+
+# --- the read-only door -------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "copy (select 'x' a) to '{warehouse}' (format csv)",  # probe 1: turned 11 MB into 8 bytes
+        "attach '{other}' as o (read_only false)",
+        "select * from read_csv('/etc/passwd')",
+        "select * from read_text('{warehouse}')",
+        "install httpfs",
+        "set enable_external_access = true",
+        "export database '{other_dir}'",
+    ],
+)
+def test_sql_reads_the_warehouse_and_nothing_else(offline_data, tmp_path, statement):
+    warehouse = offline_data / "warehouse.duckdb"
+    size = warehouse.stat().st_size
+    sql = statement.format(warehouse=warehouse, other=tmp_path / "other.duckdb", other_dir=tmp_path / "export")
+    result = gpucalc("sql", sql, "--data-dir", str(offline_data))
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("SQL error:") and "Traceback" not in result.output
+    assert warehouse.stat().st_size == size
+    assert not list(tmp_path.iterdir())
+
+
+def test_sql_takes_one_statement_and_a_timeout(offline_data):
+    result = gpucalc("sql", "select 1; select 2", "--data-dir", str(offline_data))
+    assert result.exit_code == 2 and "one statement per call, please (2 given)" in result.output
+    result = gpucalc("sql", "select count(*) from range(100000000000)", "--timeout", "0.5",
+                     "--data-dir", str(offline_data))
+    assert result.exit_code == 130 and "query stopped after 0.5 s (--timeout)" in result.output
+    result = gpucalc("sql", "select count(*) as gpus from gpu", "--data-dir", str(offline_data))
+    assert result.exit_code == 0 and "gpus" in result.output
+
+
+def test_ctrl_c_stops_a_query_with_one_line(offline_data):
+    process = subprocess.Popen(
+        [GPUCALC, "sql", "select count(*) from range(100000000000)", "--data-dir", str(offline_data)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    time.sleep(4)  # the CLI imports, opens the warehouse and starts the query
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert err.strip() == "interrupted"
+
+
+# --- load windows: a payload replaces its own rows ----------------------------------------
+
+def test_a_corrected_quotes_file_removes_the_row_it_dropped(offline_copy, tmp_path):
+    first = write_quotes(tmp_path / "quotes.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20",
+                         "bolt,b.1x,H100 SXM,1,2.6,2026-11-20")
+    assert gpucalc("ingest", "quotes", "--file", str(first), "--date", "2026-11-28",
+                   "--data-dir", str(offline_copy)).exit_code == 0
+    corrected = write_quotes(tmp_path / "quotes.csv", "bolt,b.1x,H100 SXM,1,2.6,2026-11-20")
+    assert gpucalc("ingest", "quotes", "--file", str(corrected), "--date", "2026-11-28",
+                   "--data-dir", str(offline_copy)).exit_code == 0
+    assert query(offline_copy, "select provider from price_quote where source = 'quotes_file'") == [("bolt",)]
+    # another day's file with the same provider and observed_at leaves it alone (probe 2)
+    other = write_quotes(tmp_path / "more.csv", "bolt,b.8x,H100 SXM,8,2.4,2026-11-20")
+    assert gpucalc("ingest", "quotes", "--file", str(other), "--date", "2026-11-29",
+                   "--data-dir", str(offline_copy)).exit_code == 0
+    rows = "select instance_type from price_quote where source = 'quotes_file' order by 1"
+    assert query(offline_copy, rows) == [("b.1x",), ("b.8x",)]
+    # and replaying the 28th, then the 29th, then the 28th again converges
+    for day in ("2026-11-28", "2026-11-29", "2026-11-28"):
+        assert gpucalc("replay", "--date", day, "--data-dir", str(offline_copy)).exit_code == 0
+    assert query(offline_copy, rows) == [("b.1x",), ("b.8x",)]
+
+
+def test_one_bad_record_is_one_rejected_row_and_never_blocks_the_day(offline_copy, tmp_path):
+    runs = tmp_path / "runs.jsonl"
+    good = {"workload_id": "dflash-qwen36-27b", "gpu_name": "RTX PRO 6000 Blackwell Workstation Edition",
+            "gpu_count": 4, "role_split": "3+1", "value": 14800}
+    runs.write_text("\n".join(json.dumps(r) for r in [
+        good,
+        good | {"system": "list", "value": [1, 2]},  # probe 13: a list value refused the whole file
+        good | {"system": "intdate", "measured_at": 20260101},  # probe 4: blocked every later load
+        good | {"system": "inf", "value": float("inf")},  # probe 6: 55 topologies at infinite speed
+        good | {"system": "huge", "value": 1e300},
+        good | {"system": "typo", "workload_id": "dflash-qwen36-72b"},  # probe 15: unknown workload
+    ]) + "\n")
+    result = gpucalc("ingest", "runs", "--file", str(runs), "--date", "2026-11-28", "--data-dir", str(offline_copy))
+    assert result.exit_code == 0, result.output
+    assert "user_runs: ok, 1 rows loaded, 5 rejected" in result.output
+    rules = query(offline_copy, "select rule from rejected_row where source = 'user_runs' order by source_row")
+    assert [r[0] for r in rules] == ["wrong_type", "unparseable_date", "non_finite_value", "exceeds_hardware_peak",
+                                     "unknown_workload"]
+    assert gpucalc("replay", "--date", "2026-11-28", "--data-dir", str(offline_copy)).exit_code == 0
+    assert query(offline_copy, "select count(*) from benchmark_result where source = 'user_runs'") == [(1,)]
+
+
+def test_a_backfill_does_not_move_tonight_and_the_future_is_refused(offline_copy, tmp_path):
+    quotes = write_quotes(tmp_path / "march.csv", "acme,a.1x,H100 SXM,1,2.5,2026-03-01")
+    result = gpucalc("ingest", "quotes", "--file", str(quotes), "--date", "2026-03-01", "--data-dir", str(offline_copy))
+    assert result.exit_code == 0, result.output
+    # probe 9: the estimates still answer as of the latest night, not as of March
+    assert query(offline_copy, "select run_date from run_context") == [(OFFLINE_DAY,)]
+    assert query(offline_copy, "select max(run_date) from estimate_daily") == [(OFFLINE_DAY,)]
+    result = gpucalc("ingest", "quotes", "--file", str(quotes), "--date", "2999-01-01", "--data-dir", str(offline_copy))
+    assert result.exit_code == 2 and "2999-01-01 is in the future" in result.output
+
+
+def test_paths_never_come_from_flags_unchecked(offline_copy, tmp_path):
+    vms = FIXTURES / "skypilot" / "aws_vms.csv"
+    for provider in ("../../../../outside/x", str(tmp_path / "abs")):
+        result = gpucalc("ingest", "skypilot", "--file", str(vms), "--provider", provider,
+                         "--data-dir", str(offline_copy))
+        assert result.exit_code == 2 and "is not a provider name" in result.output
+    assert not (offline_copy / "raw").exists() and [p.name for p in tmp_path.iterdir()] == ["data"]
+
+
+def test_a_file_over_its_size_limit_is_refused_at_once(offline_copy, tmp_path):
+    from sources.registry import spec_for
+
+    big = tmp_path / "quotes.csv"
+    with open(big, "wb") as handle:
+        handle.truncate(spec_for("quotes_file").max_bytes + 1)  # sparse: no time, no memory
+    result = gpucalc("ingest", "quotes", "--file", str(big), "--data-dir", str(offline_copy))
+    assert result.exit_code == 1 and "-byte limit for quotes_file files" in result.output
+    assert not (offline_copy / "raw").exists()
+
+
+# --- processes: readers, two writers, kill -9 ---------------------------------------------
+
+READER = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1], read_only=True)
+count = lambda: con.execute("select count(*) from run_log").fetchone()[0]
+print(count(), flush=True)
+sys.stdin.readline()  # hold the file open until the writer is done
+print(count(), flush=True)
+"""
+
+
+def test_a_reader_holding_the_warehouse_never_blocks_a_write(offline_copy, tmp_path):
+    # issue 12's probe too: an analyst's open connection made the nightly fail to lock the file
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(offline_copy / "warehouse.duckdb")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    before = int(reader.stdout.readline())
+    quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
+    result = gpucalc("ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29",
+                     "--data-dir", str(offline_copy))
+    out, _ = reader.communicate("\n", timeout=30)
+    assert result.exit_code == 0, result.output
+    assert int(out) == before  # the reader kept its snapshot all along
+    assert query(offline_copy, "select count(*) from run_log")[0][0] == before + 1  # a new reader sees the write
+
+
+def hold_lock(data: Path, run_id: str = "2026-11-29-000001000000"):
+    handle = open(data / LOCK_NAME, "a+b")
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    handle.truncate(0)
+    handle.write(json.dumps({"run_id": run_id, "run_date": "2026-11-29", "mode": "online", "pid": 4242,
+                             "started_at": "2026-11-29T02:15:00"}).encode())
+    handle.flush()
+    return handle
+
+
+def test_a_second_writer_waits_then_refuses_with_one_sentence_and_a_run_log_row(offline_copy, tmp_path):
+    holder = hold_lock(offline_copy)
+    quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
+    try:
+        result = gpucalc("ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29",
+                         "--data-dir", str(offline_copy), env={"GPUCALC_WRITE_WAIT_S": "1"})
+    finally:
+        holder.close()
+    assert result.exit_code == 4
+    assert "refused: run 2026-11-29-000001000000 (online, pid 4242" in result.output
+    assert "waiting for run 2026-11-29-000001000000" in result.output and "Traceback" not in result.output
+    # the refused ingest shows up in run_log at the next write, with the interrupted holder
+    assert gpucalc("replay", "--date", "2026-11-29", "--data-dir", str(offline_copy)).exit_code == 0
+    statuses = dict(query(offline_copy, "select status, message from run_log where status in ('refused', 'failed')"))
+    assert "is writing the warehouse" in statuses["refused"]
+    assert statuses["failed"].startswith("interrupted: process 4242 stopped before finishing")
+
+
+def test_a_writer_that_gets_its_turn_in_time_just_waits(offline_copy, tmp_path):
+    holder = hold_lock(offline_copy)
+    quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
+    release = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.5)"])
+    try:
+        process = subprocess.Popen(
+            [GPUCALC, "ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29",
+             "--data-dir", str(offline_copy)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        release.wait()
+    finally:
+        holder.close()
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert "waiting for run" in err and "quotes_file: ok, 1 rows loaded" in out
+
+
+def test_kill_9_during_a_write_loses_nothing_and_the_next_run_says_so(offline_copy, tmp_path):
+    before = query(offline_copy, "select count(*), sum(usd_per_gpu_hour) from price_quote")
+    quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
+    process = subprocess.Popen(
+        [GPUCALC, "ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29", "--data-dir", str(offline_copy)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    lock = offline_copy / LOCK_NAME
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # kill it while it holds the lock, mid-write
+        holder = _holder(lock)
+        if holder.get("pid") == process.pid and not holder.get("finished"):
+            break
+        time.sleep(0.01)
+    else:
+        pytest.fail("the ingest never took the write lock")
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    # the live warehouse is intact and readable
+    assert query(offline_copy, "select count(*), sum(usd_per_gpu_hour) from price_quote") == before
+    assert gpucalc("sql", "select count(*) from estimate", "--data-dir", str(offline_copy)).exit_code == 0
+    # the next writer discards the killed run's copy and records that run as failed
+    assert gpucalc("replay", "--date", "2026-11-29", "--data-dir", str(offline_copy)).exit_code == 0
+    ((message,),) = query(offline_copy, "select message from run_log where status = 'failed'")
+    assert message.startswith(f"interrupted: process {process.pid} stopped before finishing")
+    assert not (offline_copy / "warehouse.duckdb.next").exists()
+    assert query(offline_copy, "select count(*) from price_quote where source = 'quotes_file'") == [(1,)]
+
+
+def _holder(lock: Path) -> dict:
+    try:
+        return json.loads(lock.read_text() or "{}")
+    except (OSError, ValueError):
+        return {}
+
+
+def test_the_local_prefect_server_dies_with_the_process_that_started_it(tmp_path):
+    """kill -9 of `gpucalc run` must not orphan its API server: the child gets SIGTERM."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import subprocess, sys, time\n"
+        "from flows.prefect_api import _die_with_parent\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'],"
+        " preexec_fn=_die_with_parent)\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).resolve().parents[2])
+    child_pid = int(parent.stdout.readline())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(child_pid):
+        time.sleep(0.05)
+    assert not _alive(child_pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status")
+    return status.exists() and "State:\tZ" not in status.read_text()
+
+
+def test_prefect_startup_timeout_is_generous_and_settable(monkeypatch):
+    from flows.prefect_api import startup_timeout
+
+    monkeypatch.delenv("GPUCALC_PREFECT_STARTUP_TIMEOUT", raising=False)
+    assert startup_timeout() == 180
+    monkeypatch.setenv("GPUCALC_PREFECT_STARTUP_TIMEOUT", "600")
+    assert startup_timeout() == 600
+
+
+def test_run_refuses_a_future_date(tmp_path):
+    result = gpucalc("run", "--offline", "--date", (date.today().replace(year=date.today().year + 1)).isoformat(),
+                     "--data-dir", str(tmp_path))
+    assert result.exit_code == 2 and "is in the future" in result.output
+    assert not (tmp_path / "warehouse.duckdb").exists()

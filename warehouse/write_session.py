@@ -1,0 +1,204 @@
+"""The only way to change the warehouse: one writer at a time, and readers never in the way.
+
+Writers take turns (warehouse/turns.py: a `flock` in the data directory; for a PostgreSQL
+catalog an advisory lock in PostgreSQL, warehouse/pg_turn.py). A writer that could not get
+its turn leaves its run_log row in `<data>/run_journal/`, which the next writer moves into
+run_log; a holder that was killed is recorded as failed by the next writer.
+
+How a write reaches readers depends on the warehouse (warehouse/location.py):
+
+- A local DuckDB file (the warehouse itself, or the DuckDB catalog of a DuckLake) allows one
+  read-write process, and a reader holding it makes a writer fail with "Could not set lock
+  on file". So a write never opens the live file: it works on a copy (`<file>.next`),
+  checkpoints it and renames it over the live file in one atomic step. Readers that opened
+  the old file keep reading their snapshot; the next reader sees the new night. A write
+  that fails or is killed leaves the live file untouched; the next writer discards its copy.
+- A DuckLake with a SQLite or PostgreSQL catalog, and MotherDuck, take concurrent readers
+  themselves: the write session is one transaction, so it lands as one snapshot or not at
+  all, and a reader sees the night before or the night after, never half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import duckdb
+
+from warehouse import db, lake, settings
+from warehouse.location import DUCKLAKE, Location, parse
+from warehouse.pg_turn import pg_turn
+from warehouse.turns import LOCK_NAME, Holder, WarehouseBusy, file_turn, me, wait_seconds
+
+__all__ = ["LOCK_NAME", "Holder", "WarehouseBusy", "Writer", "journal_run", "wait_seconds", "writing"]
+JOURNAL_DIR = "run_journal"
+
+
+@dataclass(frozen=True)
+class Writer:
+    """A writable connection and what the session learnt while opening it."""
+
+    con: duckdb.DuckDBPyConnection
+    interrupted: Holder | None  # the previous holder, if it was killed before finishing
+
+
+@contextmanager
+def writing(
+    location: str,
+    data_dir: Path,
+    run_id: str,
+    run_date: date,
+    mode: str,
+    *,
+    wait_s: float | None = None,
+    on_wait: Callable[[Holder], None] | None = None,
+) -> Iterator[Writer]:
+    """Hold the write turn and yield a connection whose changes land atomically on success.
+
+    On an exception nothing this session wrote reaches the live warehouse.
+    """
+    where = parse(location)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    mine = me(run_id, run_date.isoformat(), mode)
+    wait = wait_s if wait_s is not None else wait_seconds()
+    turn = pg_turn(where, mine, wait, on_wait) if where.catalog == "postgres" else file_turn(
+        data_dir, mine, wait, on_wait)
+    with turn as interrupted:
+        session = _swapped(where, data_dir) if where.local_file else _in_place(where, data_dir)
+        with session as con:
+            imported = _import_journal(con, data_dir)
+            yield Writer(con, interrupted)
+        for path in imported:  # only once the rows they carried have landed
+            path.unlink(missing_ok=True)
+
+
+def journal_run(data_dir: Path, row: dict) -> Path:
+    """Leave a run_log row for the next writer (a run that never got to write)."""
+    folder = data_dir / JOURNAL_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{row['run_id']}.json"
+    _write_atomically(path, json.dumps(row, default=str).encode())
+    return path
+
+
+@contextmanager
+def _in_place(where: Location, data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A shared catalog (SQLite, PostgreSQL) or MotherDuck: the whole session is one transaction."""
+    con = db.connect(where.uri, data_path=settings.lake_data_path(data_dir), schema=False)
+    try:
+        with db.session_transaction(con):
+            db.apply_schema(con)
+            yield con
+        if where.kind == DUCKLAKE:
+            lake.expire_history(con)
+    finally:
+        con.close()
+
+
+@contextmanager
+def _swapped(where: Location, data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A local DuckDB file (warehouse or lake catalog): write a copy, publish it by rename."""
+    live = where.local_file
+    working = _fresh_copy(live)
+    if where.kind == DUCKLAKE:
+        copy = Location(DUCKLAKE, str(working), "duckdb")
+        con = db.connect(copy.uri, data_path=settings.lake_data_path(data_dir), schema=False)
+    else:
+        con = db.connect(str(working), schema=False)
+    try:
+        if where.kind == DUCKLAKE:  # one snapshot per write, as on the shared catalogs
+            with db.session_transaction(con):
+                db.apply_schema(con)
+                yield con
+            lake.expire_history(con)
+        else:  # the copy is private until published: its loads keep their own transactions
+            db.apply_schema(con)
+            yield con
+        _close_checkpointed(con, where)
+    except BaseException:
+        con.close()
+        _discard(working)
+        raise
+    _publish(working, live)
+
+
+def _close_checkpointed(con: duckdb.DuckDBPyConnection, where: Location) -> None:
+    if where.kind == DUCKLAKE:  # detaching the lake checkpoints its catalog file
+        con.execute("use memory")
+        con.execute("detach lake")
+    else:
+        con.execute("checkpoint")
+    con.close()
+
+
+def _fresh_copy(live: Path) -> Path:
+    """The live file (and a WAL an older gpucalc may have left) copied to a working name."""
+    working = live.with_name(live.name + ".next")
+    _discard(working)  # a copy left by a killed writer
+    live.parent.mkdir(parents=True, exist_ok=True)
+    if live.exists():
+        shutil.copyfile(live, working)
+        wal = live.with_name(live.name + ".wal")
+        if wal.exists():
+            shutil.copyfile(wal, working.with_name(working.name + ".wal"))
+    return working
+
+
+def _publish(working: Path, live: Path) -> None:
+    wal = working.with_name(working.name + ".wal")
+    if wal.exists() and wal.stat().st_size:
+        raise RuntimeError(f"{working} still has a write-ahead log after checkpoint; not published")
+    _fsync(working)
+    os.replace(working, live)
+    wal.unlink(missing_ok=True)
+    live.with_name(live.name + ".wal").unlink(missing_ok=True)  # stale: the new file holds everything
+    _fsync(live.parent)
+
+
+def _discard(working: Path) -> None:
+    working.unlink(missing_ok=True)
+    working.with_name(working.name + ".wal").unlink(missing_ok=True)
+
+
+def _import_journal(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[Path]:
+    """Move the journal's run_log rows into the session; returns the entries to delete once it lands."""
+    folder = data_dir / JOURNAL_DIR
+    if not folder.is_dir():
+        return []
+    imported = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            row = json.loads(path.read_text())
+        except (OSError, ValueError):
+            path.unlink(missing_ok=True)  # a half-written entry of a run that also never wrote
+            continue
+        con.execute("delete from run_log where run_id = ?", [row["run_id"]])
+        con.execute(
+            """insert into run_log (run_id, run_date, mode, started_at, finished_at, status, message)
+               values (?, ?, ?, ?, ?, ?, ?)""",
+            [row["run_id"], row["run_date"], row["mode"], row["started_at"], row.get("finished_at"),
+             row["status"], row.get("message")],
+        )
+        imported.append(path)
+    return imported
+
+
+def _write_atomically(path: Path, body: bytes) -> None:
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(body)
+    _fsync(partial)
+    os.replace(partial, path)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
