@@ -7,50 +7,93 @@ from typing import Annotated
 
 import typer
 
-from flows.cli_app import DataDir, app, warehouse_location
+from flows.cli_app import DataDir, Warehouse, app, private_copy
+
+# Help texts go through Rich markup: "[/" or "[@" would open a tag, so no square brackets here.
+SIDE_HELP = (
+    "PLATFORM:N/LAYOUT@PRICE (all but PLATFORM optional). LAYOUT of a role pipeline: P+C (P target GPUs, "
+    "C drafter GPUs, e.g. 3+1) or shared (target and drafter on every GPU). Drafters on another GPU type: "
+    "TARGETS+DRAFTERS, e.g. hgx-b200-8:4+l40s-8:2. PRICE: 3.4x (per GPU, relative to the baseline), "
+    "5.20/gpu-h or 40/system-h, labelled given."
+)
 
 
 @app.command()
 def whatif(
     workload: Annotated[str, typer.Option("--workload", "-w", help="Workload id, e.g. dflash-qwen36-27b.")],
-    baseline: Annotated[str, typer.Option("--baseline", "-b", help="PLATFORM[:N][/SPLIT][@PRICE] you run on now.")],
-    candidate: Annotated[
-        list[str], typer.Option("--candidate", "-c", help="PLATFORM[:N][/SPLIT][@PRICE] to compare; repeatable.")
-    ],
+    baseline: Annotated[str, typer.Option("--baseline", "-b", help="What you run on now: " + SIDE_HELP)],
+    candidate: Annotated[list[str], typer.Option("--candidate", "-c", help="What to compare; repeatable. Same form.")],
     measured: Annotated[float | None, typer.Option(help="Measured baseline throughput, tokens/s.")] = None,
     measured_days: Annotated[float | None, typer.Option(help="Measured time to finish the whole job, days.")] = None,
     price: Annotated[
-        str | None, typer.Option(help="Candidates' price: 3.4x | 5.2/gpu-h | 40/system-h | market (default).")
+        str | None,
+        typer.Option(help="Candidates without their own PRICE: 3.4x, 5.2/gpu-h, 40/system-h or market (default)."),
+    ] = None,
+    pricing: Annotated[
+        str,
+        typer.Option(help="Price basis of market prices: on_demand (default), spot, reserved_1y, reserved_3y, "
+                     "owned, or all (each side by side, never mixed)."),
+    ] = "on_demand",
+    years: Annotated[float | None, typer.Option(help="Owned: years to amortise the capex over.")] = None,
+    utilization: Annotated[float | None, typer.Option(help="Owned: share of hours doing useful work, 0-1.")] = None,
+    pue: Annotated[float | None, typer.Option(help="Owned: power usage effectiveness, at least 1.")] = None,
+    usd_per_kwh: Annotated[float | None, typer.Option("--usd-per-kwh", help="Owned: electricity, USD/kWh.")] = None,
+    colo_usd_per_kw_month: Annotated[
+        float | None, typer.Option("--colo-usd-per-kw-month", help="Owned: colocation, USD per kW-month.")
     ] = None,
     units_per_token: Annotated[
         float | None, typer.Option(help="Role pipelines: consumer units (draft positions) per target token.")
     ] = None,
     dtype: Annotated[
-        str | None, typer.Option(help="Run the candidates in fp4 | fp8 | bf16 (a measured baseline keeps its own).")
+        str | None, typer.Option(help="Run the candidates in fp4, fp8 or bf16 (a measured baseline keeps its own).")
     ] = None,
     data_dir: DataDir = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
+    warehouse: Warehouse = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the answer as JSON, every price with its basis.")
+    ] = False,
 ) -> None:
-    """Compare a measured baseline with candidate platforms: time, cost, bottleneck, range."""
+    """Compare a measured baseline with candidate platforms: time, cost per price basis, bottleneck, range.
+
+    A measurement the hardware cannot have made (more FLOP/s than its dense peak) is refused with
+    the arithmetic. Owned costs take their defaults from assumptions.csv (and your
+    catalog/assumptions.csv); the flags change them for this answer only.
+    """
     import dataclasses
     import json
 
     from reports.whatif_text import render
-    from warehouse.scratch import scratch_copy, today
+    from warehouse.scratch import today
     from warehouse.whatif_compare import answer
-    from warehouse.whatif_inputs import Price, SideSpec, WhatIfError
+    from warehouse.whatif_inputs import (
+        Price,
+        SideSpec,
+        WhatIfError,
+        check_numbers,
+        ownership_overrides,
+        pricing_bases,
+    )
 
     try:
+        # every input is checked before the warehouse is copied
+        base_side, candidate_sides = SideSpec.parse(baseline), [SideSpec.parse(c) for c in candidate]
+        candidate_price = Price.parse(price) if price else None
+        check_numbers(measured, measured_days, units_per_token)
+        pricing_bases(pricing)
+        ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
+                                        colo_usd_per_kw_month=colo_usd_per_kw_month)
         result = answer(
-            scratch_copy(warehouse_location(data_dir)),
+            private_copy(data_dir, warehouse),
             workload,
-            SideSpec.parse(baseline),
-            [SideSpec.parse(c) for c in candidate],
+            base_side,
+            candidate_sides,
             measured_tokens_per_s=measured,
             measured_days=measured_days,
             units_per_token=units_per_token,
-            candidate_price=Price.parse(price) if price else None,
+            candidate_price=candidate_price,
             dtype=dtype,
+            pricing=pricing,
+            ownership=ownership,
             run_date=today(),
         )
     except WhatIfError as exc:
@@ -63,28 +106,37 @@ def whatif(
 def predict(
     cases: Annotated[Path, typer.Option("--cases", help="CSV in the columns of an MLPerf results table.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the predictions (CSV).")],
+    holdout: Annotated[
+        bool,
+        typer.Option(
+            "--holdout",
+            help="Predict every case as if its own accelerator had never been measured "
+            "(its benchmark results left out; one recompute per GPU).",
+        ),
+    ] = False,
     data_dir: DataDir = None,
+    warehouse: Warehouse = None,
 ) -> None:
     """Predict benchmark results for every row of a CSV; rows it cannot model say why."""
     import polars as pl
 
     from warehouse.predict import predict as run_predict
-    from warehouse.scratch import scratch_copy, today
+    from warehouse.scratch import today
 
     table = pl.read_csv(cases, infer_schema_length=0)
-    result = run_predict(scratch_copy(warehouse_location(data_dir)), table, today())
+    result = run_predict(private_copy(data_dir, warehouse), table, today(), holdout=holdout)
     result.write_csv(out)
     supported = result["predicted_tokens_per_s"].is_not_null().sum()
     typer.echo(f"{result.height} rows, {supported} predicted, {result.height - supported} with a reason -> {out}")
 
 
 @app.command()
-def backtest(data_dir: DataDir = None) -> None:
+def backtest(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
     """Leave-one-accelerator-out over the benchmark results: error per workload kind and GPU."""
     from reports.backtest_text import render
     from warehouse.rebuild import rebuild_estimates
-    from warehouse.scratch import scratch_copy, today
+    from warehouse.scratch import today
 
-    con = scratch_copy(warehouse_location(data_dir))
+    con = private_copy(data_dir, warehouse)
     rebuild_estimates(con, "backtest", today())
     typer.echo(render(con))

@@ -9,21 +9,26 @@ has none. No row can crash the run.
 
 from __future__ import annotations
 
-import re
 from datetime import date
 
 import duckdb
 import polars as pl
 
+from sources.gpu_identity import GpuCatalog, resolve_name
 from sources.mlperf import workload_id as mlperf_workload
+from warehouse import db
+from warehouse.identity import catalog as gpu_catalog
 from warehouse.rebuild import rebuild_estimates
-from warehouse.scratch import sql_file
+from warehouse.scratch import copy_inputs, sql_file
 
 OUTPUT_COLUMNS = (
     "predicted_tokens_per_s",
     "predicted_per_gpu",
     "bottleneck",
     "confidence",
+    "error_p50",
+    "error_p90",
+    "error_basis",
     "reason",
     "predicted_platform",
     "predicted_layout",
@@ -43,6 +48,13 @@ def _text(row: dict, name: str) -> str | None:
     return text or None
 
 
+def _number(row: dict, name: str) -> float | None:
+    try:
+        return float(row[name]) if _text(row, name) is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
 def _int(row: dict, name: str, default: int | None = None) -> int | None:
     try:
         return int(float(row[name])) if _text(row, name) is not None else default
@@ -50,41 +62,33 @@ def _int(row: dict, name: str, default: int | None = None) -> int | None:
         return None
 
 
-_VENDOR_WORDS = re.compile(r"\b(nvidia|amd|intel|google|instinct|tesla|geforce)\b")
-_MEMORY = re.compile(r"[-_ ]?\d+\s?gb\b.*$")  # "-180GB", " 192GB HBM3", "-80GB-PCIe" tails
+def _gpu(row: dict, catalog: GpuCatalog) -> tuple[str | None, int, str]:
+    """The case's accelerator through the one resolver every load uses: (gpu_id, GPUs per card, why not)."""
+    names = [n for n in (_text(row, c) for c in ("gpu_type", "accelerator_name", "gpu", "gpu_name")) if n]
+    memory = _number(row, "accelerator_memory_gb") or _number(row, "gpu_memory_gb")
+    first = None
+    for name in names:
+        found = resolve_name(name, catalog, memory_gb=memory)
+        if found.gpu:
+            return found.gpu, found.gpus_per_accelerator, ""
+        first = first or found
+    return None, 1, first.unresolved if first else "no GPU name in the row"
 
 
-def name_keys(name: str) -> list[str]:
-    """Spellings to look up for a GPU name as people write it, most specific first.
-
-    Still resolved only through the alias table: this strips the vendor words and memory
-    size that MLPerf system files add ("NVIDIA B200-SXM-180GB" -> "b200-sxm" -> "b200"), it
-    does not guess between models.
-    """
-    key = " ".join(name.lower().split())
-    keys = [key]
-    for step in (lambda k: _VENDOR_WORDS.sub("", k).strip(" -_"), lambda k: _MEMORY.sub("", k).strip(" -_")):
-        key = " ".join(step(key).split())
-        keys.append(key)
-    # a form-factor suffix names no other chip: "b200-sxm" is the B200 (but "h100-pcie" is not H100 SXM)
-    keys.append(re.sub(r"[- ](sxm\d?|oam)$", "", key))
-    return list(dict.fromkeys(k for k in keys if k))
-
-
-def resolve_cases(cases: pl.DataFrame, aliases: dict[str, str], workloads: set[str]) -> pl.DataFrame:
+def resolve_cases(cases: pl.DataFrame, catalog: GpuCatalog, workloads: set[str]) -> pl.DataFrame:
     """One row per input row: case_index, workload_id, gpu_id, gpu_count, nodes, precision, reason."""
     resolved = []
     for index, row in enumerate(cases.iter_rows(named=True)):
-        names = [_text(row, c) for c in ("gpu_type", "accelerator_name", "gpu", "gpu_name")]
-        gpu = next((aliases[k] for n in names if n for k in name_keys(n) if k in aliases), None)
+        gpu, per_card, unresolved = _gpu(row, catalog)
         training = (_text(row, "task") or "").lower() == "training" or "train" in (_text(row, "scenario") or "")
         scenario = "training" if training else (_text(row, "scenario") or "")
         workload = mlperf_workload(_text(row, "benchmark") or "", scenario) if _text(row, "benchmark") else None
         workload = workload or _text(row, "workload_id")
         gpu_count = _int(row, "gpu_count")
+        gpu_count = gpu_count * per_card if gpu_count else gpu_count
         reason = None
         if gpu is None:
-            reason = f"unknown GPU name {next((n for n in names if n), '(none)')!r}"
+            reason = f"unknown GPU: {unresolved}"
         elif workload is None or workload not in workloads:
             reason = f"no gpucalc workload for benchmark {_text(row, 'benchmark')!r} scenario {scenario!r}"
         elif gpu_count is None or gpu_count < 1:
@@ -97,6 +101,8 @@ def resolve_cases(cases: pl.DataFrame, aliases: dict[str, str], workloads: set[s
                 gpu_count=gpu_count,
                 nodes=_int(row, "nodes", 1) or 1,
                 precision=_text(row, "precision_declared") or _text(row, "precision"),
+                role_split=_text(row, "role_split"),
+                global_batch_size=_number(row, "global_batch_size"),
                 reason=reason,
             )
         )
@@ -107,6 +113,8 @@ def resolve_cases(cases: pl.DataFrame, aliases: dict[str, str], workloads: set[s
         "gpu_count": pl.Int64,
         "nodes": pl.Int64,
         "precision": pl.String,
+        "role_split": pl.String,
+        "global_batch_size": pl.Float64,
         "reason": pl.String,
     }
     return pl.DataFrame(resolved, schema=schema)
@@ -138,20 +146,26 @@ def _add_missing_platforms(con: duckdb.DuckDBPyConnection, cases: pl.DataFrame) 
     con.unregister("wanted")
 
 
-def predict(con: duckdb.DuckDBPyConnection, cases: pl.DataFrame, run_date: date) -> pl.DataFrame:
-    """Return `cases` with the prediction columns added (same rows, same order)."""
-    aliases = dict(con.execute("select lower(trim(alias)), gpu_id from gpu_alias").fetchall())
+def predict(
+    con: duckdb.DuckDBPyConnection, cases: pl.DataFrame, run_date: date, holdout: bool = False
+) -> pl.DataFrame:
+    """Return `cases` with the prediction columns added (same rows, same order).
+
+    holdout: predict each case from a warehouse without any benchmark result of its own GPU,
+    as an accelerator nobody has measured would be (one recompute per GPU).
+    """
     workloads = {r[0] for r in con.execute("select workload_id from workload").fetchall()}
-    resolved = resolve_cases(cases, aliases, workloads)
+    resolved = resolve_cases(cases, gpu_catalog(con), workloads)
     usable = resolved.filter(pl.col("reason").is_null())
     _add_missing_platforms(con, resolved)
-    con.register("requests", usable.to_arrow())
-    con.execute("insert into model_request select workload_id, gpu_id, gpu_count, precision from requests")
-    con.unregister("requests")
-    rebuild_estimates(con, "predict", run_date)
-    con.register("prediction_case", usable.to_arrow())
-    predicted = con.execute(sql_file("predict.sql")).pl()
-    con.unregister("prediction_case")
+    if holdout:
+        parts = [
+            _predict_cases(_without_gpu(con, gpu), usable.filter(pl.col("gpu_id") == gpu), run_date)
+            for gpu in sorted(usable["gpu_id"].unique().to_list())
+        ]
+        predicted = pl.concat(parts, how="diagonal_relaxed") if parts else _predict_cases(con, usable, run_date)
+    else:
+        predicted = _predict_cases(con, usable, run_date)
     merged = resolved.select("case_index", pl.col("reason").alias("resolve_reason")).join(
         predicted, on="case_index", how="left"
     )
@@ -160,6 +174,9 @@ def predict(con: duckdb.DuckDBPyConnection, cases: pl.DataFrame, run_date: date)
         pl.col("predicted_per_gpu"),
         pl.col("bottleneck"),
         pl.col("confidence"),
+        pl.col("error_p50"),
+        pl.col("error_p90"),
+        pl.col("error_basis"),
         pl.coalesce("resolve_reason", "reason").alias("reason"),
         pl.col("platform_id").alias("predicted_platform"),
         pl.col("layout").alias("predicted_layout"),
@@ -167,3 +184,23 @@ def predict(con: duckdb.DuckDBPyConnection, cases: pl.DataFrame, run_date: date)
         pl.col("predicted_time_to_train_min"),
     )
     return pl.concat([cases.drop([c for c in OUTPUT_COLUMNS if c in cases.columns]), out], how="horizontal")
+
+
+def _without_gpu(con: duckdb.DuckDBPyConnection, gpu_id: str) -> duckdb.DuckDBPyConnection:
+    """An in-memory copy of the warehouse's inputs with every benchmark result of `gpu_id` removed."""
+    copy = db.connect(":memory:")
+    copy_inputs(con, copy)
+    copy.execute("delete from benchmark_result where gpu = ?", [gpu_id])
+    return copy
+
+
+def _predict_cases(con: duckdb.DuckDBPyConnection, cases: pl.DataFrame, run_date: date) -> pl.DataFrame:
+    con.register("requests", cases.to_arrow())
+    con.execute(
+        """insert into model_request by name
+           select case_index, workload_id, gpu_id, gpu_count, nodes, precision, role_split, global_batch_size
+           from requests"""
+    )
+    con.unregister("requests")
+    rebuild_estimates(con, "predict", run_date)
+    return con.execute(sql_file("predict.sql")).pl()

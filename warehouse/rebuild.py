@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import duckdb
 
 from warehouse.db import model_files, transaction
 
+DEFINES = re.compile(r"^create or replace (table|view) (\w+)", re.M)
+
 
 def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: date) -> dict[str, int]:
     """Recompute calibration, topologies and estimates for `run_date`; return row counts."""
+    models = model_files()
     with transaction(con):
         con.execute(
             "create or replace table run_context as select ?::varchar as run_id, ?::date as run_date",
             [run_id, run_date],
         )
-        # Working tables that the models now define as views: drop the tables an older run left.
-        for (name,) in con.execute(
-            """select table_name from duckdb_tables()
-               where database_name = current_database() and schema_name = 'main'
-                 and table_name in ('estimate', 'serving_batch', 'topology_training', 'topology_candidate')"""
-        ).fetchall():
-            con.execute(f"drop table {name}")
-        for name, sql in model_files():
+        _drop_changed_kinds(con, models)
+        for name, sql in models:
             try:
                 con.execute(sql)
             except duckdb.Error as exc:
@@ -32,3 +30,17 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
     for table in ("topology_estimate", "estimate", "calibration_point", "backtest", "pareto"):
         counts[table] = con.execute(f"select count(*) from {table}").fetchone()[0]
     return counts
+
+
+def _drop_changed_kinds(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:
+    """A model that became a view (or a table) replaces the object an older run left under its name."""
+    existing = dict(
+        con.execute(
+            """select table_name, case when table_type = 'VIEW' then 'view' else 'table' end
+               from information_schema.tables where table_catalog = current_database() and table_schema = 'main'"""
+        ).fetchall()
+    )
+    for _name, sql in models:
+        for kind, obj in DEFINES.findall(sql):
+            if existing.get(obj) not in (None, kind):
+                con.execute(f"drop {existing[obj]} {obj}")

@@ -20,9 +20,13 @@ COPIED_TABLES = (
     "model",
     "workload",
     "gpu_alias",
+    "gpu_instance",
     "efficiency_default",
     "stage_efficiency_default",
     "assumption",
+    "link",
+    "convergence",
+    "provider_capacity",
     "api_price",
     "benchmark_result",
     "price_quote",
@@ -33,29 +37,46 @@ def today() -> date:
     return datetime.now(UTC).date()
 
 
-def scratch_copy(warehouse: str | None) -> duckdb.DuckDBPyConnection:
+def scratch_copy(warehouse: str | None, catalog_dir: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory warehouse holding the inputs of `warehouse` (any kind), else the bundled data.
+
+    The inputs are read through the read-only door and copied over Arrow, so a DuckDB file,
+    a DuckLake and MotherDuck are read the same way and none of them is ever written.
+    """
     con = db.connect(":memory:")
-    if warehouse and Path(warehouse).exists():
-        quoted = warehouse.replace("'", "''")
-        con.execute(f"attach '{quoted}' as source_warehouse (read_only)")
-        for table in COPIED_TABLES:
-            con.execute(f"insert into {table} by name select * from source_warehouse.{table}")
-        con.execute("detach source_warehouse")
+    if warehouse and db.warehouse_exists(warehouse):
+        source = db.connect_reader(warehouse)
+        try:
+            copy_inputs(source, con)
+        finally:
+            source.close()
     else:
-        _load_bundled(con)
+        _load_bundled(con, catalog_dir)
     return con
 
 
-def _load_bundled(con: duckdb.DuckDBPyConnection) -> None:
+def copy_inputs(source: duckdb.DuckDBPyConnection, con: duckdb.DuckDBPyConnection) -> None:
+    """Copy the input tables of `source` into `con` (both with the schema applied)."""
+    present = {r[0] for r in source.execute(
+        "select table_name from duckdb_tables() where database_name = current_database()").fetchall()}
+    for table in COPIED_TABLES:
+        if table in present:  # a warehouse written by an older gpucalc lacks the newer tables
+            con.register("source_rows", source.execute(f"select * from {table}").fetch_arrow_table())
+            con.execute(f"insert into {table} by name select * from source_rows")
+            con.unregister("source_rows")
+
+
+def _load_bundled(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None) -> None:
+    """The bundled data, with your own catalog rows (`<data>/catalog/`) on top, as a run loads them."""
     from sources import bundled
-    from sources.catalog import load_catalog
+    from sources.catalog import load_catalog_with_yours
     from warehouse.load import RunContext, load_benchmarks, load_prices
     from warehouse.reference_load import load_reference
 
     run = RunContext.new("scratch", today())
-    load_reference(con, load_catalog(), run)
-    load_benchmarks(con, "bundled", bundled.load_benchmark_results(), run)
-    load_prices(con, "bundled_snapshot", bundled.load_price_snapshot(), run)
+    load_reference(con, load_catalog_with_yours(catalog_dir)[0], run)
+    load_benchmarks(con, "bundled", bundled.load_benchmark_results(), run, [bundled.BENCHMARK_PAYLOAD])
+    load_prices(con, "bundled_snapshot", bundled.load_price_snapshot(), run, [bundled.PRICE_PAYLOAD])
 
 
 def sql_file(name: str) -> str:

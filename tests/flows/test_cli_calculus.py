@@ -54,7 +54,9 @@ def test_predict_writes_every_row(tmp_path):
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 2
     assert float(rows[0]["predicted_tokens_per_s"]) > 0 and rows[0]["confidence"] == "calibrated"
-    assert rows[1]["predicted_tokens_per_s"] == "" and rows[1]["reason"] == "unknown GPU name 'Quantum Abacus'"
+    assert rows[1]["predicted_tokens_per_s"] == "" and rows[1]["reason"] == (
+        "unknown GPU: 'Quantum Abacus': no catalog accelerator 'Quantum Abacus' (add it to gpu.csv)"
+    )
 
 
 def test_backtest_prints_errors_per_kind_and_accelerator(tmp_path):

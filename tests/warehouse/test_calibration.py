@@ -1,5 +1,6 @@
-"""Calibration falls back level by level: same workload and GPU (measured), same family,
-other GPUs, same kind and scenario, same kind, and finally the documented defaults."""
+"""Calibration falls back level by level (the measurement itself, same GPU at other counts,
+same family, other GPUs, same scenario, same kind), uses a level only where the held-out
+backtest shows it helps, and the backtest never lets a GPU learn from itself."""
 
 from datetime import date
 
@@ -13,72 +14,129 @@ from warehouse.rebuild import rebuild_estimates
 from warehouse.reference_load import load_reference
 
 RUN = RunContext.new("calibration", date(2026, 11, 29))
+# every copy of the toy GPU has the toy's specs, so the model rates them alike
+GPUS = {"TOY": "toy", "TOY2": "toy", "TOY3": "toy", "OTHER": "other", "LONE": "lone"}
 
 
-@pytest.fixture
-def calibrated(con):
+def _catalog(min_points: int) -> dict[str, pl.DataFrame]:
     catalog = toy_catalog()
     toy = catalog["gpu"]
     catalog["gpu"] = pl.concat(
-        [
-            toy,
-            toy.with_columns(pl.lit("TOY2").alias("gpu_id"), pl.lit("Toy 2").alias("name")),
-            toy.with_columns(pl.lit("OTHER").alias("gpu_id"), pl.lit("other").alias("family")),
+        [toy]
+        + [
+            toy.with_columns(pl.lit(gpu).alias("gpu_id"), pl.lit(gpu).alias("name"), pl.lit(family).alias("family"))
+            for gpu, family in GPUS.items()
+            if gpu != "TOY"
         ]
     )
     one = catalog["platform"].filter(pl.col("platform_id") == "toy-1")
     catalog["platform"] = pl.concat(
-        [
-            catalog["platform"],
-            one.with_columns(pl.lit("toy2-1").alias("platform_id"), pl.lit("TOY2").alias("gpu_id")),
-            one.with_columns(pl.lit("other-1").alias("platform_id"), pl.lit("OTHER").alias("gpu_id")),
+        [catalog["platform"]]
+        + [
+            one.with_columns(pl.lit(f"{gpu.lower()}-1").alias("platform_id"), pl.lit(gpu).alias("gpu_id"))
+            for gpu in GPUS
+            if gpu != "TOY"
         ]
     )
     catalog["gpu_alias"] = pl.concat(
         [
             catalog["gpu_alias"],
-            pl.DataFrame({"alias": ["TOY2", "OTHER"], "gpu_id": ["TOY2", "OTHER"], "note": [None, None]}),
+            pl.DataFrame({"alias": list(GPUS)[1:], "gpu_id": list(GPUS)[1:], "note": [None] * (len(GPUS) - 1)}),
         ]
     )
-    load_reference(con, catalog, RUN)
-    rebuild_estimates(con, "before", RUN.run_date)
-    model = con.execute(
-        "select tokens_per_s from topology_estimate where workload_id = 'toy-offline' and platform_id = 'toy-1'"
+    catalog["assumption"] = catalog["assumption"].with_columns(
+        pl.when(pl.col("name") == "min_backtest_points")
+        .then(pl.lit(float(min_points)))
+        .otherwise(pl.col("value"))
+        .alias("value")
+    )
+    return catalog
+
+
+def _model(con, gpu: str) -> float:
+    """The uncalibrated rate of toy-offline on one GPU of that kind (efficiencies differ by family)."""
+    return con.execute(
+        "select tokens_per_s from topology_estimate where workload_id = 'toy-offline' and platform_id = ?"
+        " and n_gpus = 1",
+        [f"{gpu.lower()}-1"],
     ).fetchone()[0]
-    # one measurement: toy-offline on one TOY ran at twice what the model says
-    row = benchmark(benchmark="toy-offline", workload_id="toy-offline", scenario="Offline", value=2 * model)
-    load_benchmarks(con, "test", Parsed(benchmark_frame([row])), RUN)
+
+
+def _measure(con, ratios: dict[str, float]) -> None:
+    """toy-offline on one GPU of each named kind ran at `ratio` x what the model says."""
+    rows = [
+        benchmark(
+            benchmark="toy-offline", workload_id="toy-offline", scenario="Offline", gpu_name=gpu,
+            value=ratio * _model(con, gpu), source_row=i,
+        )
+        for i, (gpu, ratio) in enumerate(ratios.items(), start=1)
+    ]
+    load_benchmarks(con, "test", Parsed(benchmark_frame(rows)), RUN, ["test/2026-11-29/runs.csv"])
     rebuild_estimates(con, "after", RUN.run_date)
+
+
+def _warehouse(con, min_points: int, ratios: dict[str, float]):
+    load_reference(con, _catalog(min_points), RUN)
+    rebuild_estimates(con, "before", RUN.run_date)
+    _measure(con, ratios)
     return con
 
 
-def choice(con, workload, platform):
+def choice(con, workload, platform, n_gpus=1):
     return con.execute(
-        "select level, confidence, factor from calibration_choice where workload_id = ? and platform_id = ?",
-        [workload, platform],
+        """select level, confidence, factor from calibration_choice
+           where workload_id = ? and platform_id = ? and n_gpus = ?""",
+        [workload, platform, n_gpus],
     ).fetchone()
 
 
-def test_each_estimate_uses_the_most_specific_calibration_with_data(calibrated):
-    assert choice(calibrated, "toy-offline", "toy-1") == (1, "measured", pytest.approx(2.0))
-    assert choice(calibrated, "toy-offline", "toy2-1") == (2, "calibrated", pytest.approx(2.0))  # same family
-    assert choice(calibrated, "toy-offline", "other-1") == (3, "calibrated", pytest.approx(2.0))  # other GPUs
-    # another serving scenario on the same family: same kind of workload, same family
-    assert choice(calibrated, "toy-server", "toy2-1")[:2] == (6, "calibrated")
-    assert choice(calibrated, "toy-server", "other-1")[:2] == (7, "calibrated")
-    # no benchmark of any training workload: the documented defaults
-    assert choice(calibrated, "toy-pretrain", "toy-1") == (0, "default", 1.0)
+def test_each_estimate_uses_the_most_specific_level_the_backtest_trusts(con):
+    # one point is enough evidence here, and every GPU ran at 2x the model: every level helps
+    con = _warehouse(con, 1, {"TOY": 2.0, "TOY2": 2.0, "OTHER": 2.0})
+    assert choice(con, "toy-offline", "toy-1") == (1, "measured", pytest.approx(2.0))
+    # a count nobody measured is not "measured"; one count per GPU leaves level 2 untested
+    assert choice(con, "toy-offline", "toy-ws-4", 4)[:2] == (3, "calibrated")
+    assert choice(con, "toy-offline", "toy3-1") == (3, "calibrated", pytest.approx(2.0))  # same family
+    assert choice(con, "toy-offline", "lone-1") == (4, "calibrated", pytest.approx(2.0))  # other GPUs
+    # another serving scenario: trust is judged per scenario, and no held-out Server point shows
+    # that Offline's factor helps Server, so Server keeps the documented efficiencies
+    assert choice(con, "toy-server", "toy3-1") == (0, "default", 1.0)
+    assert choice(con, "toy-server", "lone-1") == (0, "default", 1.0)
+    # no benchmark of any training workload: the documented efficiencies
+    assert choice(con, "toy-pretrain", "toy-1") == (0, "default", 1.0)
 
 
-def test_the_calibrated_estimate_reproduces_the_measurement(calibrated):
-    measured, model = calibrated.execute(
+def test_a_level_the_backtest_shows_making_things_worse_is_skipped(con):
+    # TOY ran at 2x the model, TOY2 at 0.5x: each predicted from the other is off by 75%, while
+    # the uncalibrated model is off by 50% and 100%: the family level does not help
+    con = _warehouse(con, 1, {"TOY": 2.0, "TOY2": 0.5})
+    trust = dict(con.execute("select level, trusted from calibration_trust where kind = 'serving:Offline'").fetchall())
+    assert trust[3] is False
+    assert choice(con, "toy-offline", "toy3-1") == (0, "default", 1.0)
+    assert choice(con, "toy-offline", "toy2-1") == (1, "measured", pytest.approx(0.5))
+
+
+def test_fewer_points_than_the_minimum_leave_everything_uncalibrated_and_unvalidated(con):
+    con = _warehouse(con, 5, {"TOY": 2.0, "TOY2": 2.0, "OTHER": 2.0})
+    assert choice(con, "toy-offline", "toy-1") == (1, "measured", pytest.approx(2.0))
+    assert choice(con, "toy-offline", "toy3-1") == (0, "default", 1.0)
+    bands = con.execute(
+        "select level, error_p50, basis from error_band where kind = 'serving' and level in (0, 1) order by level"
+    ).fetchall()
+    assert bands == [(0, None, "unvalidated: 3 points"), (1, None, "unvalidated: 3 points")]
+
+
+def test_the_calibrated_estimate_reproduces_the_measurement(con):
+    con = _warehouse(con, 5, {"TOY": 2.0})
+    measured, model = con.execute(
         """select tokens_per_s, model_tokens_per_s from topology_estimate
-           where workload_id = 'toy-offline' and platform_id = 'toy-1'"""
+           where workload_id = 'toy-offline' and platform_id = 'toy-1' and n_gpus = 1"""
     ).fetchone()
     assert measured == pytest.approx(2 * model)
 
 
-def test_the_backtest_predicts_a_gpu_only_from_others(calibrated):
+def test_the_backtest_predicts_a_gpu_only_from_others(con):
     # the only measured GPU has no other GPU to learn from: it cannot be backtested
-    assert calibrated.execute("select count(loao_factor) from backtest").fetchone()[0] == 0
-    assert calibrated.execute("select in_sample_ape from backtest").fetchone()[0] == pytest.approx(0.0)
+    con = _warehouse(con, 1, {"TOY": 2.0})
+    assert con.execute("select count(loao_factor) from backtest").fetchone()[0] == 0
+    assert con.execute("select in_sample_ape from backtest").fetchone()[0] == pytest.approx(0.0)

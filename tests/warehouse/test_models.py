@@ -2,6 +2,7 @@
 
 from datetime import date
 
+import polars as pl
 import pytest
 
 from tests.warehouse.toy_catalog import toy_catalog
@@ -45,29 +46,53 @@ def test_pretraining_step_on_one_gpu(built):
 
 def test_lora_skips_frozen_weight_gradients_and_optimizer_state(built):
     # FLOPs/token = 4 * 1e9 + 6e7 = 4.06e9 -> 8000 tokens x 4.06e9 / 5e14 = 0.06496 s
-    # memory traffic: 3 x 8 x 2 GB weights + 16 B x 0.5% trainable x 1e9 = 48.08 GB / 2 TB/s
+    # memory traffic: frozen weights read in forward and data-gradient passes only, 2 x 8 x 2 GB,
+    # + 16 B x 0.065% trainable (MLPerf's rank-16 attention adapters) x 1e9 = 32.0104 GB / 2 TB/s
     r = row(built, "select * from topology_training where workload_id = 'toy-lora' "
                    "and platform_id = 'toy-1' and recompute = 'selective' and sharding = 'zero1'")
     assert r["t_compute_s"] == pytest.approx(0.06496)
-    assert r["t_memory_s"] == pytest.approx(48.08e9 / 2e12)
-    # frozen bf16 weights 2 GB + optimizer for 0.5% trainable (12 B x 5e6) + activations 0.34 GB
-    assert r["mem_per_gpu_gb"] == pytest.approx(2 + 0.06 + 0.34)
+    assert r["t_memory_s"] == pytest.approx(32.0104e9 / 2e12)
+    # frozen bf16 weights 2 GB + optimizer for 0.065% trainable (12 B x 6.5e5) + activations 0.34 GB
+    assert r["mem_per_gpu_gb"] == pytest.approx(2 + 0.0078 + 0.34)
 
 
-def test_fsdp_shards_everything_and_gathers_the_weights(built):
+def test_only_zero1_with_selective_recompute_is_kept_when_it_fits(built):
+    # 4 GPUs, dp 4: weights+grads 4 GB + optimizer 12 GB / 4 + activations 0.34 GB fits 73.6 GB;
+    # full recompute and FSDP only buy memory at a cost in time, so they are not enumerated
+    variants = built.execute(
+        """select recompute, sharding, mem_per_gpu_gb from topology_training where workload_id = 'toy-pretrain'
+           and platform_id = 'toy-ws-4' and n_gpus = 4 and tp = 1 and pp = 1"""
+    ).fetchall()
+    assert variants == [("selective", "zero1", pytest.approx(4 + 3 + 0.34))]
+
+
+@pytest.fixture
+def small_memory(con):
+    # 6 GB per GPU: 92% of it, 5.52 GB, holds FSDP (4.74 GB) but not ZeRO-1 (7.34 GB selective,
+    # 7.02 GB with full recompute: 4 + 3 + 2 x 1000 x 1000 x 10 layers / 1e9)
+    catalog = toy_catalog()
+    catalog["gpu"] = catalog["gpu"].with_columns(pl.lit(6.0).alias("memory_usable_gb"))
+    load_reference(con, catalog, RunContext.new("toy", RUN_DATE))
+    rebuild_estimates(con, "toy", RUN_DATE)
+    return con
+
+
+def test_fsdp_shards_everything_and_gathers_the_weights(small_memory):
     # 4 GPUs, dp 4 over PCIe through the host (64 GB/s both ways -> 32 GB/s, link efficiency 1)
-    r = row(built, "select * from topology_training where workload_id = 'toy-pretrain' and platform_id = "
-                   "'toy-ws-4' and n_gpus = 4 and tp = 1 and pp = 1 and recompute = 'selective' and sharding = 'fsdp'")
+    variants = small_memory.execute(
+        """select recompute, sharding, fits from topology_training where workload_id = 'toy-pretrain'
+           and platform_id = 'toy-ws-4' and n_gpus = 4 and tp = 1 and pp = 1 order by all"""
+    ).fetchall()
+    # selective + FSDP fits, so full recompute with FSDP is never needed
+    assert variants == [("full", "zero1", False), ("selective", "fsdp", True), ("selective", "zero1", False)]
+    r = row(small_memory, "select * from topology_training where workload_id = 'toy-pretrain' and platform_id = "
+                          "'toy-ws-4' and n_gpus = 4 and tp = 1 and pp = 1 and sharding = 'fsdp'")
     # weights+grads 4 GB / 4 + two gathered layers 2 x 0.1B x 2 B + optimizer 12 GB / 4 + activations 0.34 GB
     assert r["mem_per_gpu_gb"] == pytest.approx(1 + 0.4 + 3 + 0.34)
     # all-gather 2 GB of weights twice and reduce-scatter 2 GB of grads: 3 x 3/4 x 2e9 / 32e9 s
     gathers = 3 * 0.75 * 2e9 / 32e9
-    zero1 = row(built, "select * from topology_training where workload_id = 'toy-pretrain' and platform_id = "
-                       "'toy-ws-4' and n_gpus = 4 and tp = 1 and pp = 1 and recompute = 'selective' "
-                       "and sharding = 'zero1'")
     compute = 8000 * 6.06e9 / (4 * 1000e12 * 0.5)  # 0.02424 s; half the backward hides comm
     assert r["t_comm_s"] == pytest.approx(gathers - 0.5 * compute)
-    assert zero1["mem_per_gpu_gb"] == pytest.approx(4 + 3 + 0.34)
 
 
 def test_pretraining_estimate_time_and_cost(built):
@@ -113,7 +138,8 @@ def test_role_pipeline_enumerates_every_split_and_keeps_the_slowest_stage(built)
     # consumer 1000 TF x 0.5 / 10 GFLOP = 50,000 units/s, PCIe 32 GB/s / 50 kB = 640,000 tok/s
     splits = built.execute(
         "select producers, consumers, tokens_per_s, bottleneck from topology_role "
-        "where workload_id = 'toy-pipeline' and platform_id = 'toy-ws-4' and n_gpus = 4 order by producers"
+        "where workload_id = 'toy-pipeline' and platform_id = 'toy-ws-4' and n_gpus = 4 and placement = 'split' "
+        "order by producers"
     ).fetchall()
     assert [(p, c) for p, c, _, _ in splits] == [(1, 3), (2, 2), (3, 1)]
     rates = {(p, c): (t, b) for p, c, t, b in splits}
@@ -125,7 +151,8 @@ def test_role_pipeline_enumerates_every_split_and_keeps_the_slowest_stage(built)
         "select * from topology_estimate where workload_id = 'toy-pipeline' "
         "and platform_id = 'toy-ws-4' and n_gpus = 4",
     )
-    assert (best["producers"], best["consumers"]) == (3, 1)
+    # sharing every GPU (041_topology_role.sql) does better: 4 / (1/10,000 + 1/50,000) = 33,333
+    assert (best["producers"], best["consumers"]) == (4, 4)
 
 
 def test_managed_api_baseline_counts_the_input_tokens_too(built):

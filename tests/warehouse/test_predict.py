@@ -30,10 +30,10 @@ CASES = pl.DataFrame(
         "task": ["inference"] * 6 + ["training"],
         "gpu_type": ["H100-SXM", "", "", "Z9000", "H100-SXM", "H100-SXM", "MI300X"],
         "accelerator_name": ["NVIDIA H100-SXM-80GB", "NVIDIA B200-SXM-180GB", "AMD Instinct MI355X", "", "", "", ""],
-        "gpu_count": ["8", "8", "8", "8", "8", "zero", "8"],
-        "nodes": ["1", "1", "1", "1", "1", "1", "1"],
+        "gpu_count": ["16", "8", "8", "8", "8", "zero", "8"],
+        "nodes": ["2", "1", "1", "1", "1", "1", "1"],
         "precision_declared": ["fp8", "fp4", "", "", "", "", ""],
-        "result_value": ["27803.9", "", "", "", "", "", "27.969"],
+        "result_value": ["62352", "", "", "", "", "", "27.969"],
     }
 )
 
@@ -52,17 +52,33 @@ def test_every_row_comes_back_in_order_with_its_columns(predicted):
 
 def test_known_rows_are_predicted_and_say_how(predicted):
     h100, b200, mi355x = predicted.head(3).to_dicts()
+    # the bundled H100 Llama-2-70B Offline results ran on 16 and 32 GPUs: 16 is measured
     assert h100["confidence"] == "measured"
-    assert h100["predicted_tokens_per_s"] == pytest.approx(8 * h100["predicted_per_gpu"])
-    assert h100["predicted_tokens_per_s"] == pytest.approx(27_803.9, rel=0.25)
+    assert h100["predicted_tokens_per_s"] == pytest.approx(16 * h100["predicted_per_gpu"])
+    # measured: the bundled 16-GPU result itself, 3,897 tokens/s per GPU (MLPerf Inference v5.1)
+    assert h100["predicted_tokens_per_s"] == pytest.approx(16 * 3897, rel=0.01)
     assert b200["confidence"] == "calibrated" and b200["predicted_dtype"] == "fp4"
     assert b200["predicted_per_gpu"] > 2 * h100["predicted_per_gpu"]  # FP4 + 2.3x the bandwidth
     assert mi355x["reason"] is None and mi355x["predicted_tokens_per_s"] > 0
+    assert b200["error_basis"].startswith(("backtest: ", "unvalidated: "))
+
+
+def test_a_count_nobody_measured_is_not_measured():
+    eight = CASES.head(1).with_columns(pl.lit("8").alias("gpu_count"), pl.lit("1").alias("nodes"))
+    assert predict(scratch_copy(None), eight, today())["confidence"].to_list() == ["calibrated"]
+
+
+def test_holdout_predicts_as_if_the_accelerator_had_never_been_measured(predicted):
+    held = predict(scratch_copy(None), CASES.head(1), today(), holdout=True).to_dicts()[0]
+    assert held["confidence"] != "measured"
+    # the same layout, with a factor learnt from other accelerators instead of its own results
+    assert held["predicted_layout"] == predicted["predicted_layout"][0]
+    assert held["predicted_per_gpu"] != pytest.approx(predicted["predicted_per_gpu"][0])
 
 
 def test_rows_it_cannot_model_say_why(predicted):
     reasons = predicted["reason"].to_list()
-    assert reasons[3] == "unknown GPU name 'Z9000'"
+    assert reasons[3] == "unknown GPU: 'Z9000': no catalog accelerator 'Z9000' (add it to gpu.csv)"
     assert reasons[4].startswith("no gpucalc workload for benchmark 'bert-99'")
     assert reasons[5] == "gpu_count 'zero' is not a positive number"
     assert predicted["predicted_tokens_per_s"][3] is None

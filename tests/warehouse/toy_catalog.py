@@ -23,6 +23,8 @@ TOY = {
             scaleup_gbps_bidir=0,
             host_link_gbps_bidir=64,
             tdp_w=500,
+            price_usd_low=10000,  # plausible rental: 0.057 (floor) to 20 (ceiling) USD per GPU-hour
+            price_usd_high=10000,
             confidence="estimate",
             source="hand-made",
             source_date=date(2026, 1, 1),
@@ -161,8 +163,11 @@ TOY = {
         ),
     ],
     "gpu_alias": [dict(alias="TOY", gpu_id="TOY"), dict(alias="Toy GPU 80GB", gpu_id="TOY")],
+    # ideal links: collectives at line rate, no latency, so bandwidth terms can be worked out by hand
+    "link": [dict(link_kind=k, collective_eff=1.0, hop_latency_s=0.0, source="hand-made")
+             for k in ("none", "pcie-host", "pcie-host-copy", "network")],
     "efficiency_default": [
-        dict(family="toy", gemm_eff_bf16=0.5, serve_eff_bf16=0.5, mem_eff=1.0, link_eff=1.0, source="hand-made"),
+        dict(family="toy", gemm_eff_bf16=0.5, serve_eff_bf16=0.5, mem_eff=1.0, source="hand-made"),
     ],
     "stage_efficiency_default": [
         dict(stage=s, factor=1.0, source="hand-made")
@@ -178,10 +183,13 @@ TOY = {
             "ownership_utilization": 1.0,
             "failed_work_overhead": 0.0,
             "memory_headroom": 0.92,
-            "server_load_factor": 1.0,
-            "latency_headroom": 1.0,
-            "collective_latency_s": 0.0,
-            "network_latency_s": 0.0,
+            "poisson_z": 0.0,  # no arrival noise: the batch the limits allow is the batch served
+            "moe_imbalance": 1.0,
+            "a2a_latency_s": 0.0,
+            "a2a_network_latency_s": 0.0,
+            "min_backtest_points": 5,
+            "mlperf_min_duration_s": 600,
+            "spot_restart_overhead": 0.10,
         }.items()
     ],
 }

@@ -41,32 +41,11 @@ create or replace macro train_flops_per_token(params_active_b, layers, q_heads, 
     (case when kind = 'finetune_lora' then 4.0 else 6.0 end) * params_active_b * 1e9
     + 6.0 * layers * q_heads * head_dim * seq_len;
 
--- Prefill FLOPs for one prompt of s tokens: 2*N*s plus causal attention 2*L*h*d*s^2.
-create or replace macro prefill_flops(params_active_b, layers, q_heads, head_dim, s) as
-    2.0 * params_active_b * 1e9 * s + 2.0 * layers * q_heads * head_dim * s * s;
-
--- One decode step for b sequences at mean context ctx: 2*N*b plus attention 4*L*h*d*ctx*b.
-create or replace macro decode_flops(params_active_b, layers, q_heads, head_dim, b, ctx) as
-    2.0 * params_active_b * 1e9 * b + 4.0 * layers * q_heads * head_dim * ctx * b;
-
--- KV-cache bytes per token of context.
-create or replace macro kv_bytes_per_token(attn_layers, kv_dim_per_layer, kv_bytes) as
-    attn_layers * kv_dim_per_layer * kv_bytes;
-
 -- Expected fraction of experts a decode step touches with b sequences, k of E experts each
 -- (uniform routing): 1 - (1 - k/E)^b. Dense models touch everything.
 create or replace macro experts_touched_fraction(experts, experts_active, b) as
     case when coalesce(experts, 0) <= 1 then 1.0
          else 1.0 - pow(1.0 - experts_active / experts, b) end;
-
--- Weight bytes a decode step reads: the dense share always, the expert share as touched.
-create or replace macro decode_weight_bytes(params_total_b, params_active_b, experts, experts_active, b, wbytes) as
-    case when coalesce(experts, 0) <= 1 then params_total_b * 1e9 * wbytes
-         else (params_active_b - (params_total_b - params_active_b) * experts_active
-                   / (experts - experts_active)) * 1e9 * wbytes
-              + (params_total_b - params_active_b) * experts / (experts - experts_active)
-                   * 1e9 * wbytes * experts_touched_fraction(experts, experts_active, b)
-    end;
 
 -- Ring all-reduce of `bytes` over n ranks at `gbps` per direction (GB/s), with per-hop
 -- latency: 2(n-1)/n * S/B + 2(n-1)*alpha  (nccl-tests PERFORMANCE.md).
@@ -78,20 +57,35 @@ create or replace macro allreduce_s(bytes, n, gbps, alpha_s) as
 create or replace macro allgather_s(bytes, n, gbps) as
     case when n <= 1 then 0.0 else (n - 1.0) / n * bytes / (gbps * 1e9) end;
 
--- Pipeline bubble: idle fraction (p-1)/(m+p-1) for p stages and m micro-batches.
-create or replace macro pipeline_bubble(p, m) as
-    case when p <= 1 then 0.0 else (p - 1.0) / (m + p - 1.0) end;
-
--- Roofline time of a piece of work: the slower of compute and memory traffic.
-create or replace macro roofline_s(flops, bytes, tflops, tbps) as
-    greatest(flops / (tflops * 1e12), bytes / (tbps * 1e12));
-
 -- Cost of a finished job and per million tokens.
 create or replace macro usd_per_mtok(usd_per_hour, tokens_per_s) as
     usd_per_hour * 1e6 / (3600.0 * tokens_per_s);
 
--- Ownership cost per system-hour: capex straight-line over `years` plus power x PUE x price
--- plus colocation per kW-month, divided by utilisation (idle hours are still paid for).
-create or replace macro owned_usd_per_hour(capex_usd, years, power_kw, pue, usd_per_kwh, colo_usd_per_kw_month, utilization) as
-    (capex_usd / (years * 8760.0) + power_kw * pue * usd_per_kwh
-     + colo_usd_per_kw_month * power_kw * 12.0 / 8760.0) / utilization;
+
+-- A modelling or cost assumption by name (sources/data/assumptions.csv).
+create or replace macro assume(key) as (select value from assumption where name = key);
+
+-- The calibration group of a workload: its kind, and for serving its MLPerf scenario too.
+create or replace macro scenario_kind(kind, scenario) as
+    kind || case when kind = 'serving' then ':' || coalesce(scenario, 'Offline') else '' end;
+
+-- Whether a calibration level's keys cover an estimate (or a held-out point) of this
+-- workload, GPU and GPU count (a null key matches anything).
+create or replace macro calibration_applies(c_workload, c_gpu, c_count, c_family, c_kind,
+                                            workload, gpu, n_gpus, family, kind, scenario_kind) as
+    (c_workload is null or c_workload = workload) and (c_gpu is null or c_gpu = gpu)
+    and (c_count is null or c_count = n_gpus) and (c_family is null or c_family = family)
+    and (c_kind is null or c_kind in (kind, scenario_kind));
+
+-- Whether instances of `gpus_per_instance` GPUs can realise a layout: each instance must hold
+-- the GPUs that talk over the scale-up link (tensor-parallel group, expert-parallel domain or
+-- whole role pipeline), except in rack-scale NVLink domains (NVL72), whose trays are rented
+-- together as one domain.
+create or replace macro instance_holds(gpus_per_instance, scaleup_group, n_gpus, scaleup_domain_gpus) as
+    gpus_per_instance >= least(scaleup_group, n_gpus) or (scaleup_domain_gpus > 8 and gpus_per_instance >= 1);
+
+-- Geometric mean of the ratios in a group, summed in sorted order: a parallel aggregate adds
+-- in whatever order threads finish, and the last bits of a float sum depend on it; the same
+-- inputs must give byte-identical estimates.
+create or replace macro geometric_mean(ratio) as
+    exp(list_sum(list_sort(list(ln(ratio)))) / count(ratio));

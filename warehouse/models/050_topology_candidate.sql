@@ -1,9 +1,8 @@
--- Every kind of workload in one shape, at the default efficiencies (before calibration):
--- per workload x platform x GPU count, the best layout that fits, or the refusal.
-
+-- topology_candidate: every kind of workload in one shape, at the default efficiencies (before
+-- calibration): per workload x platform x GPU count, the layouts that fit, or the refusal.
 create or replace view topology_candidate as
 select workload_id, platform_id, gpu_id, kind, dtype, n_gpus, nodes, layout, scaleup_group, run_dtype,
-       tp, pp, dp, null::integer as batch, null::integer as producers, null::integer as consumers,
+       tp, pp, dp, null::integer as batch, null::integer as producers, null::integer as consumers, global_batch,
        t_compute_s, t_memory_s, t_comm_s, t_step_s, bottleneck, mem_per_gpu_gb, mem_capacity_gb, fits,
        case when not fits then 'needs ' || round(mem_per_gpu_gb, 1) || ' GB per GPU, has '
                                || round(mem_capacity_gb, 1) end as refusal,
@@ -12,31 +11,19 @@ from topology_training
 union all by name
 select workload_id, platform_id, gpu_id, kind, dtype, n_gpus, nodes, layout, scaleup_group, run_dtype,
        tp, pp, dp, batch, null::integer as producers, null::integer as consumers,
-       t_compute_s, t_memory_s, t_comm_s, t_step_s, bottleneck, mem_per_gpu_gb, mem_capacity_gb, fits,
-       case when refusal is not null and refusal like 'does not fit%'
-            then 'needs ' || round(mem_per_gpu_gb, 1) || ' GB per GPU at batch 1, has '
-                 || round(mem_capacity_gb, 1) else refusal end as refusal,
-       tokens_per_s, total_tokens, 'output tokens' as token_unit, kw_per_gpu
+       t_compute_s, t_memory_s, t_comm_s, t_step_s, bottleneck, mem_per_gpu_gb, mem_capacity_gb, fits, refusal,
+       tokens_per_s, total_tokens, token_unit, kw_per_gpu
 from topology_serving
 union all by name
 select workload_id, platform_id, gpu_id, kind, dtype, n_gpus, nodes, layout, scaleup_group, run_dtype,
-       null::integer as tp, null::integer as pp, null::integer as dp, null::integer as batch,
+       tp, null::integer as pp, null::integer as dp, null::integer as batch,
        producers, consumers,
        t_compute_s, null::double as t_memory_s, t_comm_s, null::double as t_step_s,
        bottleneck, mem_per_gpu_gb, mem_capacity_gb, fits,
        case when not fits then 'needs ' || round(mem_per_gpu_gb, 1) || ' GB per GPU, has '
                                || round(mem_capacity_gb, 1) end as refusal,
        tokens_per_s, total_tokens, coalesce(token_unit, 'tokens') as token_unit, kw_per_gpu
-from topology_role;
-
-create or replace table topology_raw as
-select * exclude (rank)
-from (
-    select *,
-           row_number() over (partition by workload_id, platform_id, dtype, n_gpus
-                              order by fits desc,
-                                       case when fits then tokens_per_s else -mem_per_gpu_gb end desc,
-                                       layout) as rank
-    from topology_candidate
-)
-where rank = 1;
+from topology_role
+-- drafters on another GPU type: a row here is priced with one platform's quotes, so those stay
+-- with `gpucalc whatif`, which prices each part
+where placement <> 'two-platform';

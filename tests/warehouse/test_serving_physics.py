@@ -1,0 +1,172 @@
+"""Serving physics of the second pass, worked out by hand on a toy MoE model with MLA-style
+attention: expert parallelism and its all-to-all, the latent KV cache tensor parallelism cannot
+split, experts touched per step, Poisson arrivals, the softmax's exponentials, the finite
+Offline run and the latency limits the published numbers keep."""
+
+import math
+from datetime import date
+
+import polars as pl
+import pytest
+
+from tests.warehouse.toy_catalog import toy_catalog
+from warehouse.load import RunContext
+from warehouse.rebuild import rebuild_estimates
+from warehouse.reference_load import load_reference
+
+RUN_DATE = date(2026, 11, 29)
+# 10 B parameters, 2 B active, 9 experts, 1 per token: routed = (10 - 2) x 9 / 8 = 9 B,
+# always-active = 2 - (10 - 2) x 1 / 8 = 1 B. MLA: one 576-element latent per token and layer.
+MOE = dict(
+    model_id="toy-moe", name="toy MoE", params_total_b=10.0, params_active_b=2.0, layers=10, attn_layers=10,
+    hidden=1000, ffn=4000, q_heads=8, kv_heads=1, head_dim=125, vocab=1000, experts=9, experts_active=1,
+    moe_layers=10, kv_dim_per_layer=576, kv_tp_shards=1, attn_decode_flops=10000.0, attn_prefill_flops=10000.0,
+    source="hand-made",
+)
+SERVING = dict(kind="serving", model_id="toy-moe", dtype="bf16", total_tokens=1e9, input_len=1000,
+               output_len=1000, source="hand-made")
+
+
+def _catalog() -> dict[str, pl.DataFrame]:
+    catalog = toy_catalog()
+    # two four-toy nodes on a 100 Gbit/s network: expert parallelism can leave the node
+    two_nodes = catalog["platform"].filter(pl.col("platform_id") == "toy-ws-4").with_columns(
+        pl.lit("toy-2x4").alias("platform_id"), pl.col("max_nodes") * 2, pl.lit(100.0).alias("network_gbps_per_gpu")
+    )
+    catalog["platform"] = pl.concat([catalog["platform"], two_nodes])
+    catalog["model"] = pl.concat([catalog["model"], pl.DataFrame([MOE], schema_overrides=catalog["model"].schema)],
+                                 how="diagonal_relaxed")
+    workloads = [
+        dict(SERVING, workload_id="moe-offline", name="moe offline", scenario="Offline"),
+        # reasoning-style outputs: exponential lengths (cv 1), a cap, a finite dataset
+        dict(SERVING, workload_id="moe-long", name="moe long", scenario="Offline", output_len_cv=1.0,
+             max_output_len=4000.0, samples=100.0),
+        dict(SERVING, workload_id="moe-server", name="moe server", scenario="Server", ttft_ms=2000.0, tpot_ms=50.0),
+    ]
+    catalog["workload"] = pl.concat(
+        [catalog["workload"], pl.DataFrame(workloads, schema_overrides=catalog["workload"].schema)],
+        how="diagonal_relaxed",
+    )
+    return catalog
+
+
+def _built(con, **assumptions):
+    load_reference(con, _catalog(), RunContext.new("toy", RUN_DATE))
+    for name, value in assumptions.items():
+        con.execute("update assumption set value = ? where name = ?", [float(value), name])
+    rebuild_estimates(con, "toy", RUN_DATE)
+    return con
+
+
+@pytest.fixture
+def built(con):
+    return _built(con)
+
+
+def batch_row(con, workload, family, tp, ep, b):
+    frame = con.execute(
+        """select * from serving_batch where workload_id = ? and platform_id = 'toy-ws-4' and family = ?
+           and tp = ? and pp = 1 and ep = ? and b = ?""",
+        [workload, family, tp, ep, b],
+    ).pl()
+    assert frame.height == 1, frame
+    return frame.to_dicts()[0]
+
+
+def test_expert_parallel_weights_and_latent_kv_per_gpu(built):
+    # ep 4 over 9 experts: each GPU holds ceil(9 / 4) = 3 of them, 3 B x 2 bytes, plus the 1 B
+    # always-active weights whole: 2 + 6 = 8 GB. 16 sequences per GPU (b = 64) of 1000 + 500
+    # context, 10 layers x 576 x 2 bytes = 11,520 B per token: 16 x 1500 x 11,520 = 0.27648 GB
+    r = batch_row(built, "moe-offline", "ep", 1, 4, 64)
+    assert r["mem_per_gpu_gb"] == pytest.approx(8 + 0.27648)
+
+
+def test_tensor_parallelism_cannot_split_a_latent_kv_cache(built):
+    # tp 4: every weight split four ways (10 B x 2 bytes / 4 = 5 GB) but the one latent per token
+    # is replicated on every GPU: 64 x 1500 x 11,520 B = 1.10592 GB, not a quarter of it
+    r = batch_row(built, "moe-offline", "tp", 4, 1, 64)
+    assert r["mem_per_gpu_gb"] == pytest.approx(5 + 1.10592)
+
+
+def test_expert_all_to_all_and_touched_experts(built):
+    # ep 4, 16 sequences per GPU: each token goes to its 1 expert and back, 3 times in 4 to
+    # another GPU, in bf16 both ways (2 + 2 bytes x 1000 hidden), over PCIe at 32 GB/s, in each
+    # of 10 MoE layers: 10 x 16 x 4000 x 0.75 / 32e9
+    r = batch_row(built, "moe-offline", "ep", 1, 4, 64)
+    assert r["t_comm_s"] == pytest.approx(10 * 16 * 4000 * 0.75 / 32e9)
+    # one sequence per GPU (b = 4): each GPU's 3 experts are touched by some of the 4 tokens
+    # with probability 1 - (8/9)^4, so 6 GB x 0.375705 is read at 2 TB/s
+    alone = batch_row(built, "moe-offline", "ep", 1, 4, 4)
+    touched = 1 - (8 / 9) ** 4
+    dense = 2e9 / 2e12  # the always-active 1 B x 2 bytes, whole on every GPU
+    attention = 1 * 1500 * 11520 / 2e12  # its own sequence's latent cache
+    assert alone["t_memory_s"] == pytest.approx(6e9 * touched / 2e12 + dense + attention)
+
+
+def test_poisson_arrivals_keep_the_mean_below_the_batch(con):
+    # Server: requests in flight are Poisson; with z = 2.33 the mean m that keeps
+    # m + 2.33 sqrt(m) within b = 64 is ((sqrt(2.33^2 + 4 x 64) - 2.33) / 2)^2 = 47.8905
+    built = _built(con, poisson_z=2.33)
+    r = batch_row(built, "moe-server", "ep", 1, 4, 64)
+    m = ((math.sqrt(2.33**2 + 4 * 64) - 2.33) / 2) ** 2
+    assert r["occupancy"] == pytest.approx(m / 64)
+    assert batch_row(built, "moe-offline", "ep", 1, 4, 64)["occupancy"] == 1.0
+
+
+def test_the_softmax_exponentials_can_bound_attention(con):
+    # one exponential per head per cached token: 8 heads x 1500 x 10 layers x b; at 1e8 per
+    # second (a GPU with almost no special-function units) b = 64 takes 76.8 ms, far above
+    # the 10000 FLOP x 1500 x 10 x 64 / 5e14 = 19.2 us of attention arithmetic
+    catalog_rate = 1e-4  # sfu_exp_per_s_t: 1e-4 x 1e12 = 1e8 exponentials per second
+    built = _built(con)
+    built.execute("update gpu set sfu_exp_per_s_t = ?", [catalog_rate])
+    rebuild_estimates(built, "toy", RUN_DATE)
+    r = batch_row(built, "moe-offline", "tp", 1, 1, 64)
+    assert r["bottleneck"] == "softmax exponentials"
+
+
+def test_a_finite_offline_run_pays_for_its_longest_outputs(built):
+    # moe-long: 100 samples of mean 1000 output tokens, exponential lengths. When the queue
+    # empties, the longest of the b in flight, 1000 x (ln b + 0.5772 + 1/2b) tokens (capped at
+    # 4000), run at the pace of one sequence; the run itself lasts at least 600 s
+    chosen = built.execute(
+        """select * from serving_choice where workload_id = 'moe-long' and platform_id = 'toy-ws-4' and n_gpus = 4"""
+    ).pl().to_dicts()[0]
+    same = built.execute(
+        """select * from serving_choice where workload_id = 'moe-offline' and platform_id = 'toy-ws-4'
+           and n_gpus = 4"""
+    ).pl().to_dicts()[0]
+    b = chosen["batch"]
+    tail_tokens = min(4000.0, 1000 * (math.log(b) + 0.5772 + 1 / (2 * b)))
+    layout = built.execute(
+        """select min((t_decode_s + t_prefill_load_s) / accept_len) as alone, max(b) filter (where b = ?) as b,
+                  arg_max(b * accept_len / (t_decode_s + t_prefill_load_s) * occupancy, b) filter (where b = ?)
+                      as replica_rate, any_value(gpus_per_node // replica_gpus) as replicas
+           from serving_batch where workload_id = 'moe-long' and platform_id = 'toy-ws-4' and family = ?
+             and tp = ? and pp = ? and ep = ?""",
+        [b, b, chosen["family"], chosen["tp"], chosen["pp"], chosen["ep"]],
+    ).pl().to_dicts()[0]
+    run = max(600.0, 100 * 1000 / (layout["replica_rate"] * max(1, layout["replicas"])))
+    tail = tail_tokens * layout["alone"]
+    assert chosen["tokens_per_s"] == pytest.approx(
+        layout["replica_rate"] * max(1, layout["replicas"]) * run / (run + tail)
+    )
+    # the long outputs also hold more context on average: 1000 + 500 x (1 + 1^2) tokens
+    assert chosen["tokens_per_s"] < same["tokens_per_s"]
+
+
+def test_every_published_serving_estimate_meets_its_latency_limits(con):
+    built = _built(con, poisson_z=2.33)
+    rows = built.execute(
+        """select t.workload_id, t.tpot_ms, t.ttft_ms, w.tpot_ms as tpot_limit, w.ttft_ms as ttft_limit,
+                  t.tokens_per_s, t.batch, t.dp
+           from topology_estimate t join workload w using (workload_id)
+           where t.kind = 'serving' and t.fits and w.tpot_ms is not null"""
+    ).fetchall()
+    assert rows
+    for workload, tpot, ttft, tpot_limit, ttft_limit, tokens_per_s, batch, dp in rows:
+        # per stream: at least 1000 / TPOT-limit tokens per second
+        assert 1000 / tpot >= 1000 / tpot_limit - 1e-9, workload
+        assert ttft <= ttft_limit + 1e-9, workload
+        # and the published throughput is no more than its streams deliver at that pace
+        assert tokens_per_s <= batch * dp * 1000 / tpot * (1 + 1e-9), workload

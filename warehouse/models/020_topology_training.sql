@@ -1,0 +1,192 @@
+-- topology_training: pretraining and full or LoRA fine-tuning on every GPU count, as every
+-- tensor x context x pipeline (x interleaved stages) x data-parallel split, recompute policy
+-- and data-parallel sharding (ZeRO-1, or FSDP/ZeRO-3), with per-step compute, memory and
+-- communication time. A step is one global batch of sequences; a micro-batch is one sequence.
+--
+-- The global batch: a job with MLPerf reference convergence points (`convergence`) may grow
+-- its batch with data parallelism, as submitters do (LoRA: 8 sequences on one node, 128 on
+-- 1,024 GPUs), but needs more samples to converge at a larger batch (interpolated log-log
+-- between the reference points, never beyond the largest). Other jobs keep their batch.
+create or replace view topology_training as
+with layouts as (
+    select
+        w.workload_id, p.platform_id, o.n, tp.tp, cp.cp, pp.pp, vp.vp, o.n // (tp.tp * cp.cp * pp.pp) as dp
+    from workload_spec w
+    cross join platform_spec p
+    join gpu_count_option o on o.platform_id = p.platform_id
+    cross join (values (1), (2), (4), (8)) tp(tp)
+    cross join (values (1), (2)) cp(cp)
+    cross join (values (1), (2), (4), (8), (16)) pp(pp)
+    cross join (values (1), (2), (4), (8)) vp(vp)
+    where w.kind in ('pretrain', 'finetune_lora', 'finetune_full')
+      and tp.tp <= least(p.gpus_per_node, o.n)
+      and (cp.cp = 1 or w.seq_len >= 4096)            -- context parallelism pays on long sequences
+      and pp.pp <= w.layers
+      and (vp.vp = 1 or (pp.pp > 1 and w.layers % (pp.pp * vp.vp) = 0))
+      and o.n % (tp.tp * cp.cp * pp.pp) = 0
+),
+batched as (
+    select
+        l.*,
+        -- the global batch this split runs: at least one sequence per data-parallel replica
+        case when k.max_batch is null then w.global_batch_seqs
+             else l.dp * ceil(w.global_batch_seqs / l.dp) end as global_batch,
+        k.max_batch
+    from layouts l
+    join workload_spec w using (workload_id)
+    left join (select workload_id, max(global_batch_seqs) as max_batch from convergence group by all) k
+      using (workload_id)
+    where (k.max_batch is null and l.dp <= w.global_batch_seqs)
+       or (k.max_batch is not null and l.dp * ceil(w.global_batch_seqs / l.dp) <= k.max_batch)
+),
+sized as (
+    select
+        l.*,
+        pw.dtype,
+        w.kind, w.seq_len, w.hidden, w.layers, w.attn_layers, w.kv_dim_per_layer,
+        w.params_total_b, w.params_active_b,
+        -- the job: the reference samples to converge at this batch, else the workload's tokens
+        coalesce(c.samples_to_converge * w.seq_len, w.total_tokens) as total_tokens,
+        p.gpu_id, p.gpus_per_node, p.scaleup_domain_gpus, p.memory_usable_gb, p.mem_bw_tbps, p.mem_eff,
+        p.node_power_kw,
+        pw.run_dtype, pw.peak_tflops,
+        -- a kind with no stage row runs at the plain GEMM efficiency
+        pw.gemm_eff * coalesce(s.factor, 1.0) as compute_eff,
+        -- tensor parallelism inside one system: NVLink in the scale-up domain, PCIe beyond it;
+        -- context, pipeline and data parallelism leave the domain over the network
+        case when l.tp <= p.scaleup_domain_gpus then p.scaleup_gbs * p.scaleup_eff else p.host_gbs * p.host_eff end
+            as tp_gbs,
+        case when l.tp <= p.scaleup_domain_gpus then p.scaleup_hop_s else p.host_hop_s end as tp_hop_s,
+        case when l.tp * l.cp <= p.scaleup_domain_gpus then p.scaleup_gbs * p.scaleup_eff
+             else p.network_gbs * p.network_eff end as cp_gbs,
+        case when l.tp * l.cp * l.pp <= p.scaleup_domain_gpus then p.scaleup_gbs * p.scaleup_eff
+             else p.network_gbs * p.network_eff end as pp_gbs,
+        case when l.n <= p.scaleup_domain_gpus then p.scaleup_gbs * p.scaleup_eff
+             else least(p.network_gbs * p.network_eff, p.scaleup_gbs * p.scaleup_eff) end as dp_gbs,
+        case when l.n <= p.scaleup_domain_gpus then p.scaleup_hop_s else p.network_hop_s end as dp_hop_s,
+        l.global_batch / l.dp as micro_batches,
+        l.global_batch * w.seq_len as tokens_per_step,
+        train_flops_per_token(w.params_active_b, w.attn_layers, w.q_heads, w.head_dim, w.seq_len, w.kind)
+            as model_flops_per_token,
+        -- trainable share: MLPerf's LoRA adapts the attention projections at rank 16: 80 layers x
+        -- 16 x (8192 + 10240 + 8192 + 8192) = 45 M of Llama-2-70B's 69 B parameters
+        case when w.kind = 'finetune_lora' then 0.00065 else 1.0 end as trainable_share,
+        -- frozen weights are read in the forward and the data-gradient pass only
+        case when w.kind = 'finetune_lora' then 2.0 else 3.0 end as weight_passes
+    from batched l
+    join workload_spec w using (workload_id)
+    join platform_spec p using (platform_id)
+    join platform_workload pw using (platform_id, workload_id)
+    left join stage_efficiency_default s on s.stage = w.kind
+    left join convergence_curve c on c.workload_id = l.workload_id and c.global_batch = l.global_batch
+),
+timed as (
+    select
+        *,
+        tokens_per_step * model_flops_per_token / (n * peak_tflops * 1e12 * compute_eff) as t_model_compute_s,
+        -- full recompute runs the forward pass again: 2 FLOPs per active parameter per token
+        tokens_per_step * 2.0 * params_active_b * 1e9 / (n * peak_tflops * 1e12 * compute_eff) as t_recompute_s,
+        -- weights streamed per pass and micro-batch, plus the optimizer update
+        (weight_passes * micro_batches * params_total_b * 1e9
+             * (case when kind = 'finetune_lora' then dtype_bytes(run_dtype) else 2.0 end) / (tp * pp)
+         + 16.0 * trainable_share * params_total_b * 1e9 / (tp * pp * dp * cp))
+            / (mem_bw_tbps * 1e12 * mem_eff) as t_memory_s,
+        -- Megatron TP: 2 all-reduces forward + 2 backward per layer per micro-batch, over this
+        -- rank's share of the sequence
+        4.0 * (layers / pp) * micro_batches
+            * allreduce_s(seq_len / cp * hidden * 2.0, tp, tp_gbs, tp_hop_s) as t_tp_s,
+        -- context parallel (ring attention): each rank passes its keys and values round the ring,
+        -- forward and twice backward
+        case when cp > 1 then 3.0 * (attn_layers / pp) * micro_batches * (cp - 1) * seq_len / cp
+                              * kv_dim_per_layer * 2.0 / (cp_gbs * 1e9) else 0 end as t_cp_s,
+        -- pipeline: activations cross each stage boundary forward and backward, once per
+        -- interleaved chunk
+        case when pp > 1 then 2.0 * vp * micro_batches * seq_len / cp * hidden * 2.0 / (pp_gbs * 1e9) else 0 end
+            as t_pp_s,
+        -- data parallel over the dp x cp replicas of each weight. ZeRO-1: all-reduce of the
+        -- trainable gradients (bf16). FSDP: all-gather the weights for forward and again for
+        -- backward, reduce-scatter the gradients
+        allreduce_s(trainable_share * params_total_b * 1e9 * 2.0 / (tp * pp), dp * cp, dp_gbs, dp_hop_s)
+            as t_dp_zero1_s,
+        2.0 * allgather_s(params_total_b * 1e9 * dtype_bytes(run_dtype) / (tp * pp), dp * cp, dp_gbs)
+            + allgather_s(trainable_share * params_total_b * 1e9 * 2.0 / (tp * pp), dp * cp, dp_gbs)
+            as t_dp_fsdp_s,
+        -- interleaving vp model chunks per stage divides the bubble by vp (Narayanan et al.)
+        case when pp <= 1 then 0.0 else (pp - 1.0) / (vp * micro_batches + pp - 1.0) end as bubble,
+        -- memory per GPU. ZeRO-1: weights (+ fp32 master/grads when training them all) whole, the
+        -- 12 B of optimizer state per trained parameter sharded over dp x cp. FSDP: everything
+        -- sharded, plus two layers' weights gathered at a time. Activations of this rank's share
+        -- of the sequence, for the micro-batches in flight.
+        params_total_b * 1e9 / (tp * pp) * (case when kind = 'finetune_lora' then dtype_bytes(run_dtype) else 4.0 end)
+            / 1e9 as weights_gb,
+        2.0 * params_total_b * 1e9 / layers * dtype_bytes(run_dtype) / tp / 1e9 as gathered_gb,
+        12.0 * trainable_share * params_total_b * 1e9 / (tp * pp * dp * cp) / 1e9 as optimizer_gb,
+        34.0 * seq_len / cp * hidden * (layers / pp) / tp * least(pp, micro_batches) / 1e9 as act_selective_gb,
+        2.0 * seq_len / cp * hidden * (layers / pp) * least(pp, micro_batches) / 1e9 as act_full_gb,
+        memory_usable_gb * assume('memory_headroom') as capacity_gb
+    from sized
+),
+variants as (
+    -- recompute policy and sharding: selective recompute with ZeRO-1 is the fastest when it
+    -- fits; full recompute (more compute) and FSDP (more communication) only buy memory, so a
+    -- slower variant is kept only when every faster one it could replace does not fit
+    select
+        t.*, v.recompute, v.sharding,
+        t.t_model_compute_s + case when v.recompute = 'full' then t.t_recompute_s else 0 end as t_compute_s,
+        case when v.sharding = 'fsdp' then t.t_dp_fsdp_s else t.t_dp_zero1_s end as t_dp_s,
+        case when v.sharding = 'fsdp' then t.weights_gb / (t.dp * t.cp) + t.gathered_gb else t.weights_gb end
+            + t.optimizer_gb
+            + case when v.recompute = 'full' then t.act_full_gb else t.act_selective_gb end as mem_per_gpu_gb
+    from timed t
+    cross join (values ('selective', 'zero1'), ('full', 'zero1'), ('selective', 'fsdp'), ('full', 'fsdp'))
+        v(recompute, sharding)
+    where (v.recompute = 'selective' and v.sharding = 'zero1')
+       or (t.weights_gb + t.optimizer_gb + t.act_selective_gb > t.capacity_gb
+           and (v.recompute = 'full' and v.sharding = 'zero1'
+                or v.recompute = 'selective' and v.sharding = 'fsdp'
+                or (t.weights_gb + t.optimizer_gb + t.act_full_gb > t.capacity_gb
+                    and t.weights_gb / (t.dp * t.cp) + t.gathered_gb + t.optimizer_gb + t.act_selective_gb
+                        > t.capacity_gb)))
+),
+stepped as (
+    select
+        *,
+        -- tensor- and context-parallel collectives overlap the GEMMs they feed (Megatron/NeMo
+        -- TP communication overlap, ring attention), so the slowest of the three sets the pace
+        greatest(t_compute_s, t_memory_s, t_tp_s + t_cp_s) as t_core_s,
+        -- half of the backward pass can hide the gradient all-reduce
+        greatest(0.0, t_dp_s - 0.5 * t_compute_s) as t_dp_exposed_s
+    from variants
+)
+select
+    workload_id, platform_id, gpu_id, kind, dtype, n as n_gpus,
+    cast(ceil(n / gpus_per_node) as integer) as nodes,
+    tp, cp, pp, vp, dp, global_batch, recompute, sharding,
+    'tp' || tp || case when cp > 1 then ' cp' || cp else '' end || ' pp' || pp
+        || case when vp > 1 then ' vp' || vp else '' end || ' dp' || dp || ', batch ' || cast(round(global_batch) as bigint) || ', '
+        || recompute || ' recompute' || case when sharding = 'fsdp' then ', fsdp' else '' end as layout,
+    tp as scaleup_group,
+    run_dtype, compute_eff,
+    t_compute_s, t_memory_s,
+    greatest(0.0, t_tp_s + t_cp_s - greatest(t_compute_s, t_memory_s)) + t_pp_s + t_dp_exposed_s as t_comm_s,
+    t_core_s / (1 - bubble) - t_core_s as t_bubble_s,
+    t_core_s / (1 - bubble) + t_pp_s + t_dp_exposed_s as t_step_s,
+    case greatest(t_compute_s, t_memory_s, t_tp_s + t_cp_s + t_pp_s, t_dp_exposed_s,
+                  t_core_s * bubble / (1 - bubble))
+        when t_compute_s then 'compute'
+        when t_memory_s then 'memory bandwidth'
+        when t_tp_s + t_cp_s + t_pp_s then (case when tp > scaleup_domain_gpus then 'PCIe communication'
+                                                 when tp * cp * pp > scaleup_domain_gpus then 'network communication'
+                                                 else 'scale-up communication' end)
+        when t_dp_exposed_s then (case when n <= scaleup_domain_gpus then 'scale-up communication'
+                                       else 'network communication' end)
+        else 'pipeline bubble' end as bottleneck,
+    mem_per_gpu_gb,
+    capacity_gb as mem_capacity_gb,
+    mem_per_gpu_gb <= capacity_gb as fits,
+    tokens_per_step / (t_core_s / (1 - bubble) + t_pp_s + t_dp_exposed_s) as tokens_per_s,
+    tokens_per_step * model_flops_per_token
+        / (t_core_s / (1 - bubble) + t_pp_s + t_dp_exposed_s) / (n * peak_tflops * 1e12) as mfu,
+    total_tokens,
+    node_power_kw / gpus_per_node as kw_per_gpu
+from stepped;

@@ -1,0 +1,103 @@
+-- serving_choice: per serving layout, the batch with the most throughput that fits and meets
+-- the latency limits under the calibration factor in `serving_factor`, deployed as one system
+-- full of replicas (or one replica spanning systems); then per GPU count, the best such
+-- layout. Read twice: uncalibrated (topology_serving, which calibration compares with the
+-- measurements) and calibrated (topology_serving_calibrated, which the estimates publish), so
+-- the published throughput is the one whose TTFT and TPOT meet the limits.
+create or replace view serving_choice as
+with deployed as (
+    select
+        s.*,
+        cast(greatest(1, s.gpus_per_node // s.replica_gpus) as integer) as replicas,
+        cast(greatest(s.replica_gpus, (s.gpus_per_node // s.replica_gpus) * s.replica_gpus) as integer) as n_gpus
+    from serving_batch s
+),
+factored as (
+    select
+        d.*,
+        -- calibration scales every step: a slower-than-modelled platform needs a smaller batch
+        (d.t_decode_s + d.t_prefill_load_s) / coalesce(f.factor, 1.0) as t_step_s,
+        (d.t_prefill_s + d.t_decode_s) / coalesce(f.factor, 1.0) as ttft_s
+    from deployed d
+    left join serving_factor f
+      on f.workload_id = d.workload_id and f.platform_id = d.platform_id and f.n_gpus = d.n_gpus
+),
+limited as (
+    select
+        *,
+        t_step_s / accept_len as tpot_s,
+        fits_memory and (tpot_ms is null or t_step_s / accept_len <= tpot_ms / 1000.0)
+            and (ttft_ms is null or ttft_s <= ttft_ms / 1000.0) as fits,
+        not fits_memory as over_memory,
+        b * accept_len / t_step_s * occupancy as replica_tokens_per_s
+    from factored
+),
+per_layout as (
+    -- throughput grows with the batch while memory and latency allow, so the best batch is the
+    -- largest that fits; with none, the smallest, to say why
+    select
+        arg_min(l, struct_pack(unfit := not fits, cost := case when fits then -replica_tokens_per_s
+                                                              else mem_per_gpu_gb end, b := b)) as row,
+        min(t_step_s / accept_len) as t_token_alone_s
+    from limited l
+    group by workload_id, platform_id, dtype, family, tp, pp, ep
+),
+best as (
+    select
+        unnest(row),
+        -- an Offline run is finite: when the queue empties the batch drains and the longest
+        -- outputs finish nearly alone. The longest of b outputs with spread cv runs about
+        -- mean x ((1 - cv) + cv (ln b + 0.5772 + 1 / 2b)) tokens (exponential at cv 1), capped
+        -- by the benchmark's limit, at the step time of the smallest batch
+        case when row.scenario = 'Offline' and row.output_len_cv > 0 and row.samples > 0
+             then least(coalesce(row.max_output_len, 1e12),
+                        row.output_len * ((1.0 - row.output_len_cv)
+                                          + row.output_len_cv * (ln(row.b) + 0.5772 + 1.0 / (2.0 * row.b))))
+                  * t_token_alone_s
+             else 0 end as t_tail_s
+    from per_layout
+),
+chosen as (
+    select
+        workload_id, platform_id, gpu_id, 'serving' as kind, dtype, family, n_gpus,
+        cast(ceil(n_gpus / gpus_per_node) as integer) as nodes,
+        tp, pp, ep, replicas as dp, b as batch,
+        -- one replica's layout; a system full of them adds the count (a fleet sized to a demand
+        -- counts its replicas itself: topology_estimate)
+        case when family = 'ep'
+             then 'ep' || ep || ' attention dp' || ep || ', batch ' || b_gpu || '/GPU'
+             else 'tp' || tp || ' pp' || pp || ', batch ' || b
+        end as replica_layout,
+        case when family = 'ep'
+             then 'ep' || ep || ' attention dp' || ep || ' x' || replicas || ' replicas, batch ' || b_gpu || '/GPU'
+             else 'tp' || tp || ' pp' || pp || ' x' || replicas || ' replicas, batch ' || b
+        end as layout,
+        -- GPUs that must share one scale-up domain (an instance must hold them)
+        case when family = 'ep' then least(ep, scaleup_domain_gpus) else tp end as scaleup_group,
+        run_dtype, compute_eff, t_compute_s, t_memory_s, t_comm_s,
+        t_prefill_s, t_step_s, tpot_s, ttft_s,
+        bottleneck,
+        mem_per_gpu_gb,
+        memory_usable_gb * assume('memory_headroom') as mem_capacity_gb,
+        fits,
+        case when over_memory then 'needs ' || round(mem_per_gpu_gb, 1) || ' GB per GPU at batch 1, has '
+                                   || round(memory_usable_gb * assume('memory_headroom'), 1)
+             when not fits then 'cannot meet the TTFT/TPOT limits at any batch'
+        end as refusal,
+        coalesce(token_unit, 'output tokens') as token_unit,
+        -- the run lasts as long as its samples take, and at least the minimum duration
+        -- (MLPerf LoadGen: 600 s), so the tail costs tail / (run + tail) of the throughput
+        replica_tokens_per_s * replicas * case when t_tail_s > 0
+            then greatest(assume('mlperf_min_duration_s'), samples * output_len / (replica_tokens_per_s * replicas))
+                 / (greatest(assume('mlperf_min_duration_s'), samples * output_len / (replica_tokens_per_s * replicas))
+                    + t_tail_s)
+            else 1.0 end as tokens_per_s,
+        total_tokens,
+        node_power_kw / gpus_per_node as kw_per_gpu
+    from best
+)
+-- ties go to the first layout by name, so the same inputs always give the same choice
+select unnest(arg_min(c, struct_pack(unfit := not fits, cost := case when fits then -tokens_per_s else mem_per_gpu_gb end,
+                                     layout := layout)))
+from chosen c
+group by workload_id, platform_id, dtype, n_gpus;

@@ -1,0 +1,3 @@
+-- topology_serving: the serving choice before calibration, which calibration compares with
+-- the measured results (serving_factor is empty at this point).
+create or replace table topology_serving as select * from serving_choice;

@@ -1,0 +1,9 @@
+-- topology_raw: per workload x platform x precision x GPU count, the layout that finishes the
+-- job first (for most jobs the fastest; a training job whose batch grows with data
+-- parallelism also needs more samples to converge), or, when none fits, the refusal.
+create or replace table topology_raw as
+select unnest(arg_min(o, struct_pack(unfit := not fits,
+                                     cost := case when fits then total_tokens / tokens_per_s else mem_per_gpu_gb end,
+                                     layout := layout)))
+from topology_option o
+group by workload_id, platform_id, dtype, n_gpus;

@@ -1,0 +1,10 @@
+-- calibration: the factor of every level and key: the geometric mean of its points' ratios.
+create or replace table calibration as
+select
+    level, basis, workload_id, gpu_id, gpu_count, family, kind,
+    geometric_mean(ratio) as factor,
+    count(*) as points,
+    min(ratio) as min_ratio,
+    max(ratio) as max_ratio
+from calibration_level
+group by all;

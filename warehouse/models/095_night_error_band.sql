@@ -1,0 +1,22 @@
+-- The night's error band per workload kind and confidence (error_band).
+create table if not exists night_error_band (
+    run_date date,
+    run_id varchar,
+    kind varchar,
+    confidence varchar,
+    error_p50 double,
+    error_p90 double,
+    points bigint,
+    basis varchar
+);
+
+alter table night_error_band add column if not exists level integer;  -- 0 default, 1 measured, 2-8 calibrated
+
+delete from night_error_band where night_snapshot_wanted() and run_date = (select run_date from run_context);
+insert into night_error_band by name
+select
+    (select run_date from run_context) as run_date,
+    (select run_id from run_context) as run_id,
+    kind, level, confidence, error_p50, error_p90, points, basis
+from error_band
+where night_snapshot_wanted();

@@ -1,0 +1,27 @@
+-- What the night's run rejected, per source, table and rule (rejected_row keeps every row; a
+-- later reload of a payload replaces its rejects there, not here).
+create table if not exists night_rejected (
+    run_date date,
+    run_id varchar,
+    source varchar,
+    target_table varchar,
+    rule varchar,
+    gpu_name varchar,     -- unknown_gpu: the spelling that did not resolve
+    rows bigint,          -- rejections (a row can break a rule once per quote it yields)
+    source_rows bigint,   -- distinct rows of the payloads
+    example varchar       -- the first detail in sort order
+);
+
+delete from night_rejected where night_snapshot_wanted() and run_date = (select run_date from run_context);
+insert into night_rejected by name
+select
+    (select run_date from run_context) as run_date,
+    (select run_id from run_context) as run_id,
+    source, target_table, rule,
+    case when rule = 'unknown_gpu' then json_extract_string(row_json, '$.gpu_name') end as gpu_name,
+    count(*) as rows,
+    count(distinct (payload, source_row)) as source_rows,
+    min(detail) as example
+from rejected_row
+where run_id = (select run_id from run_context) and night_snapshot_wanted()
+group by all;
