@@ -4,44 +4,81 @@ from __future__ import annotations
 
 from reports.markdown import fmt_hours, fmt_usd
 from warehouse.whatif import SideResult
-from warehouse.whatif_compare import Answer
+from warehouse.whatif_compare import Answer, Comparison
+
+STAGE_NAMES = {"producer_rate": "target forward", "transfer_rate": "hidden states", "consumer_rate": "drafter training"}
+
+
+def _where(side: SideResult) -> str:
+    if side.drafter_platform_id:
+        targets = side.n_gpus - side.drafter_gpus
+        return (f"{targets}x {side.platform_id} [{side.gpu_id}] + {side.drafter_gpus}x {side.drafter_platform_id} "
+                f"[{side.drafter_gpu_id}], {side.dtype}")
+    return f"{side.n_gpus}x {side.platform_id} [{side.gpu_id}, {side.dtype}]"
+
+
+def _roles(side: SideResult) -> list[str]:
+    lines = []
+    if side.stages:
+        stages = ", ".join(f"{STAGE_NAMES[k]} {v:,.0f}/s" for k, v in side.stages.items() if k != "transfer_rate")
+        pace = ("each GPU runs both in turn: 1/(1/target + 1/drafter)" if side.placement == "shared"
+                else "the slowest sets the pace")
+        lines.append(f"  stages      {stages}  ({pace})")
+    if side.transfer:
+        t = side.transfer
+        lines.append(f"  hidden      {t['needed_gbs']:,.2f} GB/s needed of {t['capacity_gbs']:,.1f} GB/s ({t['link']})")
+    if len(side.splits) > 1:
+        shown = ", ".join(f"{s} {t:,.0f}/s" for s, t, _ in side.splits[:6])
+        title = "drafters" if side.drafter_platform_id else "role splits"
+        lines.append(f"  {title:<11} {shown}{' ...' if len(side.splits) > 6 else ''}; best {side.splits[0][0]}")
+    return lines
+
+
+def _prices(side: SideResult) -> list[str]:
+    lines = []
+    for basis, p in side.prices.items():
+        cost = f"{fmt_usd(p.usd_total)} at {fmt_usd(p.usd_per_hour)}/h  " if p.usd_total is not None else ""
+        lines.append(f"  {basis:<11} {cost}{p.note}")
+    return lines
 
 
 def _side(side: SideResult) -> list[str]:
-    cost = f"{fmt_usd(side.usd_total)} at {fmt_usd(side.usd_per_hour)}/h" if side.usd_total else "no price"
     rate = f"{side.tokens_per_s:,.0f} tokens/s"
-    if not side.measured:
-        rate += f" (range {side.tokens_low:,.0f}-{side.tokens_high:,.0f})"
+    if not side.measured and side.tokens_low is not None:
+        rate += f" (range {side.tokens_low:,.0f}-{side.tokens_high:,.0f}; {side.error_basis})"
+    elif not side.measured:
+        rate += f" (no error range: {side.error_basis})"
     basis = side.basis if side.basis.startswith(side.confidence) else f"{side.confidence}: {side.basis}"
-    lines = [
-        f"{side.label}: {side.n_gpus}x {side.platform_id} [{side.gpu_id}, {side.dtype}], {side.layout}",
+    return [
+        f"{side.label}: {_where(side)}, {side.layout}",
         f"  throughput  {rate}; {basis}",
         f"  bottleneck  {side.bottleneck}",
-        f"  time        {fmt_hours(side.time_h)}   GPU-hours {side.gpu_hours:,.0f}   cost {cost}",
-        f"  price       {side.price_note}",
+        *_roles(side),
+        f"  time        {fmt_hours(side.time_h)}   GPU-hours {side.gpu_hours:,.0f}",
+        *_prices(side),
     ]
-    if side.stages:
-        stages = ", ".join(f"{k.replace('_rate', '')} {v:,.0f}/s" for k, v in side.stages.items())
-        lines.append(f"  stages      {stages}  (the slowest sets the pace)")
-    if len(side.splits) > 1:
-        shown = ", ".join(f"{s} {t:,.0f}/s" for s, t, _ in side.splits[:6])
-        lines.append(f"  role splits {shown}{' ...' if len(side.splits) > 6 else ''}; best {side.splits[0][0]}")
+
+
+def _verdicts(c: Comparison, baseline: SideResult) -> list[str]:
+    speed = f"{c.speedup:.2f}x" + (f" ({c.speedup_range[0]:.2f}-{c.speedup_range[1]:.2f}x)" if c.speedup_range else "")
+    lines = [f"  vs baseline {speed} the speed -> faster? {c.faster}"]
+    for basis, cost in c.costs.items():
+        if cost.ratio is None:
+            lines.append(f"  {basis:<11} cheaper? {cost.cheaper}")
+            continue
+        span = f" ({cost.ratio_range[0]:.2f}-{cost.ratio_range[1]:.2f}x)" if cost.ratio_range else ""
+        lines.append(f"  {basis:<11} {cost.ratio:.2f}x the cost{span} -> cheaper? {cost.cheaper}")
+    if c.candidate.bottleneck != baseline.bottleneck:
+        lines.append(f"  bottleneck shifts: {baseline.bottleneck} -> {c.candidate.bottleneck}")
+    lines += [f"  note: {n}" for n in c.notes]
     return lines
 
 
 def render(answer: Answer) -> str:
-    out = [f"What if: {answer.workload['name']} ({answer.workload['workload_id']})", ""]
+    out = [f"What if: {answer.workload['name']} ({answer.workload['workload_id']})",
+           f"Price basis: {', '.join(answer.pricing)}", ""]
     out += _side(answer.baseline)
     for c in answer.comparisons:
-        out += [""] + _side(c.candidate)
-        speed = f"{c.speedup:.2f}x ({c.speedup_range[0]:.2f}-{c.speedup_range[1]:.2f}x)"
-        out.append(f"  vs baseline {speed} the speed -> faster? {c.faster}")
-        if c.cost_ratio is not None:
-            low, high = c.cost_ratio_range
-            out.append(f"              {c.cost_ratio:.2f}x the cost ({low:.2f}-{high:.2f}x) -> cheaper? {c.cheaper}")
-        else:
-            out.append(f"              cheaper? {c.cheaper}")
-        if c.candidate.bottleneck != answer.baseline.bottleneck:
-            out.append(f"  bottleneck shifts: {answer.baseline.bottleneck} -> {c.candidate.bottleneck}")
+        out += [""] + _side(c.candidate) + _verdicts(c, answer.baseline)
     out += ["", "Assumptions:"] + [f"- {a}" for a in answer.assumptions]
     return "\n".join(out)

@@ -1,0 +1,151 @@
+"""Decision commands: compare (rent, buy or API for a job) and serve (a fleet sized to your demand)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from flows.cli_app import EXIT, DataDir, Warehouse, app, private_copy, warehouse_location
+
+Pricing = Annotated[
+    str,
+    typer.Option(help="Price basis: on_demand, spot, reserved_1y, reserved_3y, owned, or all (default: all, "
+                 "each basis its own row, never mixed)."),
+]
+Platforms = Annotated[
+    str | None,
+    typer.Option(help="Comma-separated platforms to set side by side, e.g. gb200-nvl72,hgx-b200-8 "
+                 "(default: the best of every platform per basis)."),
+]
+Years = Annotated[float | None, typer.Option(help="Owned: years to amortise the capex over.")]
+Utilization = Annotated[float | None, typer.Option(help="Owned: share of hours doing useful work, 0-1.")]
+Pue = Annotated[float | None, typer.Option(help="Owned: power usage effectiveness, at least 1.")]
+UsdPerKwh = Annotated[float | None, typer.Option("--usd-per-kwh", help="Owned: electricity, USD/kWh.")]
+Colo = Annotated[float | None, typer.Option("--colo-usd-per-kw-month", help="Owned: colocation, USD per kW-month.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print the choices as JSON, every figure with its basis.")]
+
+
+def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
+    from reports.decision_text import render
+    from warehouse import decide
+
+    rows = decide.choices(con, workload_id, decide.bases(pricing),
+                          [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None)
+    workload = decide.workload_row(con, workload_id)
+    if as_json:
+        typer.echo(json.dumps({"workload": workload, "choices": rows.to_dicts()}, indent=1, default=str))
+    else:
+        typer.echo(render(workload, rows))
+
+
+def _private_copy(data_dir, warehouse, ownership: dict[str, float]):
+    """A private copy of the warehouse's inputs with the user's ownership terms applied."""
+    from warehouse import decide
+
+    con = private_copy(data_dir, warehouse)
+    decide.apply_assumptions(con, ownership, "your flag")
+    return con
+
+
+def _fail(command: str, exc: Exception) -> None:
+    typer.echo(f"{command}: {exc}", err=True)
+    raise typer.Exit(EXIT["usage"]) from exc
+
+
+@app.command()
+def compare(
+    workload: Annotated[str, typer.Argument(help="Workload id, e.g. deepseek-r1-mtp or dflash-qwen36-27b.")],
+    pricing: Pricing = "all",
+    platforms: Platforms = None,
+    years: Years = None,
+    utilization: Utilization = None,
+    pue: Pue = None,
+    usd_per_kwh: UsdPerKwh = None,
+    colo_usd_per_kw_month: Colo = None,
+    data_dir: DataDir = None,
+    warehouse: Warehouse = None,
+    as_json: AsJson = False,
+) -> None:
+    """Rent on-demand, rent spot, rent reserved, buy or the managed API for one job: time and cost, or
+    dollars per million tokens for serving, each on its own price basis, with when buying pays.
+
+    Reads the warehouse the nightly run built; ownership flags answer in a private copy.
+    """
+    from warehouse import decide
+    from warehouse.scratch import today
+    from warehouse.whatif_inputs import WhatIfError, ownership_overrides
+
+    try:
+        decide.bases(pricing)
+        ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
+                                        colo_usd_per_kw_month=colo_usd_per_kw_month)
+        if ownership:
+            con = _private_copy(data_dir, warehouse, ownership)
+            decide.rebuild(con, today())
+        else:
+            con = _reader_or_bundled(data_dir, warehouse)
+        _answer(con, workload, pricing, platforms, as_json)
+    except (decide.DecideError, WhatIfError) as exc:
+        _fail("compare", exc)
+
+
+def _reader_or_bundled(data_dir, warehouse):
+    """The warehouse, read-only; before the first nightly run, the bundled data recomputed in memory."""
+    from warehouse import db, decide
+    from warehouse.scratch import today
+
+    location = warehouse_location(data_dir, warehouse)
+    if db.warehouse_exists(location):
+        return db.connect_reader(location)
+    typer.echo("no warehouse yet (gpucalc run --offline builds one): answering from the bundled data", err=True)
+    con = private_copy(data_dir, warehouse)
+    decide.rebuild(con, today())
+    return con
+
+
+@app.command()
+def serve(
+    model: Annotated[str, typer.Option(help="Model id from the catalog, e.g. llama2-70b or deepseek-r1.")],
+    demand: Annotated[float, typer.Option(help="Output tokens per second the fleet must sustain.")],
+    input_len: Annotated[float, typer.Option("--input-len", help="Mean prompt tokens per request.")],
+    output_len: Annotated[float, typer.Option("--output-len", help="Mean generated tokens per request.")],
+    ttft_ms: Annotated[float | None, typer.Option("--ttft-ms", help="99th-percentile time to first token, ms.")] = None,
+    tpot_ms: Annotated[
+        float | None, typer.Option("--tpot-ms", help="99th-percentile time per output token, ms.")
+    ] = None,
+    dtype: Annotated[str, typer.Option(help="fp4, fp8 or bf16 (each GPU runs the nearest it supports).")] = "fp8",
+    pricing: Pricing = "all",
+    platforms: Platforms = None,
+    years: Years = None,
+    utilization: Utilization = None,
+    pue: Pue = None,
+    usd_per_kwh: UsdPerKwh = None,
+    colo_usd_per_kw_month: Colo = None,
+    data_dir: DataDir = None,
+    warehouse: Warehouse = None,
+    as_json: AsJson = False,
+) -> None:
+    """The cheapest fleet that serves your demand within your latency SLA, per price basis, in dollars per
+    million output tokens, with the managed API beside it.
+
+    Answered in a private copy of the warehouse: your job is not added to it. To keep a serving job in
+    the nightly report, add it to <data-dir>/catalog/workload.csv (README: your own workloads).
+    """
+    from warehouse import decide
+    from warehouse.scratch import today
+    from warehouse.whatif_inputs import WhatIfError, ownership_overrides
+
+    try:
+        decide.bases(pricing)
+        job = decide.Demand(model, demand, input_len, output_len, ttft_ms, tpot_ms, dtype)
+        job.check()
+        ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
+                                        colo_usd_per_kw_month=colo_usd_per_kw_month)
+        con = _private_copy(data_dir, warehouse, ownership)
+        workload_id = decide.add_demand(con, job)
+        decide.rebuild(con, today())
+        _answer(con, workload_id, pricing, platforms, as_json)
+    except (decide.DecideError, WhatIfError) as exc:
+        _fail("serve", exc)

@@ -1,0 +1,29 @@
+"""Render a job's choices (rent on-demand, spot, reserved, buy, API) for the terminal."""
+
+from __future__ import annotations
+
+import textwrap
+
+import polars as pl
+
+from reports.headline import decision_text
+
+
+def render(workload: dict, rows: pl.DataFrame) -> str:
+    serving = workload["kind"] == "serving"
+    out = [f"{workload['name']} ({workload['workload_id']})"]
+    if serving and workload.get("demand_tokens_per_s"):
+        limits = ", ".join(f"{k.upper().replace('_MS', '')} {workload[k]:g} ms" for k in ("ttft_ms", "tpot_ms")
+                           if workload.get(k))
+        out.append(f"demand {workload['demand_tokens_per_s']:,.0f} {workload['token_unit'] or 'tokens'}/s"
+                   + (f", SLA {limits}" if limits else "") + "; each fleet is sized to meet both")
+    out.append("Each choice on its own price basis (never the cheapest of several mixed):")
+    out.append("")
+    if rows.height == 0:
+        out.append("No priced option fits this job with the bases asked for.")
+    for row in rows.iter_rows(named=True):
+        what, says = decision_text(row, serving)
+        label = f"{what} [{row['platform_id']}]" if row.get("platform_id") and row["choice"] != "measured run" else what
+        out.append(label)
+        out += textwrap.wrap(says, width=110, initial_indent="    ", subsequent_indent="    ")
+    return "\n".join(out)

@@ -1,0 +1,141 @@
+"""Rent, buy or API, worked out by hand on the toy catalog: a serving fleet sized to a demand,
+cost per accepted output token with speculative decoding, the utilisation at which buying beats
+renting, spot time, and instances that cannot realise a layout."""
+
+from datetime import date
+
+import polars as pl
+import pytest
+
+from tests.warehouse.toy_catalog import toy_catalog
+from warehouse import db
+from warehouse.load import RunContext
+from warehouse.rebuild import rebuild_estimates
+from warehouse.reference_load import load_reference
+
+RUN = RunContext.new("decide", date(2026, 11, 29))
+# toy-offline on one toy GPU: batch 192, step 0.01 + 1.608e-4 x 192 s -> 4697.4 tokens/s (test_models)
+OFFLINE_RATE = 192 / (0.01 + 1.608e-4 * 192)
+DEMAND = 10_000.0
+JOB = dict(kind="serving", model_id="toy-10b", dtype="bf16", total_tokens=DEMAND * 3600, input_len=1000,
+           output_len=1000, scenario="Offline", demand_tokens_per_s=DEMAND, purpose="job", source="hand-made")
+
+
+def _catalog():
+    catalog = toy_catalog()
+    jobs = [
+        dict(JOB, workload_id="toy-demand", name="toy demand", token_unit="output tokens"),
+        # the 1B toy drafts one token per step and 1.5 tokens are accepted per step
+        dict(JOB, workload_id="toy-demand-spec", name="toy demand, speculative", spec_draft_len=1.0,
+             spec_accept_len=1.5, consumer_model_id="toy-1b", token_unit="accepted output tokens"),
+    ]
+    catalog["workload"] = pl.concat(
+        [catalog["workload"], pl.DataFrame(jobs, schema_overrides=catalog["workload"].schema)], how="diagonal_relaxed"
+    )
+    return catalog
+
+
+def _quote(con, instance: str, gpus: int, usd: float, pricing: str, provider: str = "toycloud") -> None:
+    con.execute(
+        """insert into price_quote (provider, region, instance_type, gpu, gpu_name, gpus_per_instance,
+                                    usd_per_instance_hour, usd_per_gpu_hour, pricing, currency, observed_at, source,
+                                    source_ref, run_id)
+           values (?, 'r1', ?, 'TOY', 'TOY', ?, ?, ? / ?, ?, 'USD', date '2026-11-29', 'test', 'hand', 'decide')""",
+        [provider, instance, gpus, usd, usd, gpus, pricing],
+    )
+
+
+@pytest.fixture(scope="module")
+def built():
+    con = db.connect(":memory:")
+    load_reference(con, _catalog(), RUN)
+    _quote(con, "toy.1", 1, 1.0, "on_demand")
+    _quote(con, "toy.1", 1, 0.4, "spot")
+    rebuild_estimates(con, "decide", RUN.run_date)
+    yield con
+    con.close()
+
+
+def best(con, workload: str, pricing: str, platform: str = "toy-1") -> dict:
+    rows = con.execute(
+        "select * from platform_choice where workload_id = ? and pricing = ? and platform_id = ?",
+        [workload, pricing, platform],
+    ).pl()
+    assert rows.height == 1, rows
+    return rows.to_dicts()[0]
+
+
+def test_a_serving_fleet_is_sized_to_the_demand(built):
+    # 10,000 tokens/s at 4,697.4 per toy GPU: ceil(2.129) = 3 replicas of one GPU, 3 x 1 USD/h;
+    # per million tokens: 3 USD / (10,000 x 3600 / 1e6) = 3 / 36
+    row = best(built, "toy-demand", "on_demand")
+    assert row["tokens_per_s"] == pytest.approx(OFFLINE_RATE)
+    assert (row["deployments"], row["fleet_gpus"], row["instances"]) == (3, 3, 3)
+    assert row["fleet_utilization"] == pytest.approx(DEMAND / (3 * OFFLINE_RATE))
+    assert row["usd_per_hour"] == pytest.approx(3.0)
+    assert row["usd_per_mtok"] == pytest.approx(3 / 36)
+
+
+def test_speculative_decoding_is_priced_per_accepted_token(built):
+    # verify 2 tokens per step, keep 1.5; the 1B drafter rides along, drafting through the
+    # target's LM head (1e9 + 1000 vocab x 5000 hidden = 1.005e9 params per drafted token).
+    # Memory: 20 GB + 2.002 GB weights + 0.24 GB KV per sequence <= 73.6 GB -> batch 192.
+    # Step at b = 192: GEMMs max(2 x 1e10 x 384 / 5e14, 20e9 / 2e12) = 15.36 ms; KV 192 x 1500 x
+    # 160 kB / 2e12 = 23.04 ms; drafter max(2 x 1.005e9 x 384 / 5e14, 2.01e9 / 2e12) = 1.54368 ms;
+    # prefill 0.0408 s per prompt, one prompt per 1000 / 1.5 steps: 192 x 0.0408 / 666.67 = 11.75 ms
+    step = 0.01536 + 0.02304 + 0.00154368 + 192 * 0.0408 / (1000 / 1.5)
+    rate = 192 * 1.5 / step  # 5,571.2 accepted tokens/s
+    row = best(built, "toy-demand-spec", "on_demand")
+    assert row["tokens_per_s"] == pytest.approx(rate)
+    assert row["token_unit"] == "accepted output tokens"
+    # ceil(10,000 / 5,571.2) = 2 toy GPUs: 2 USD/h per 36 M accepted tokens, against 3 without drafting
+    assert (row["fleet_gpus"], row["usd_per_mtok"]) == (2, pytest.approx(2 / 36))
+
+
+def test_buying_states_the_utilisation_at_which_it_beats_renting(built):
+    # owning one toy: 10,000 USD / (5 x 8760 h) + 1 kW x 0.1 USD/kWh = 0.32831 USD per hour of use
+    # at the toy's 100% utilisation; renting it is 1 USD/h: buying wins above 32.8% busy
+    owned = best(built, "toy-demand", "owned")
+    assert owned["break_even_utilization"] == pytest.approx(10000 / (5 * 8760) + 0.1)
+    on_demand = best(built, "toy-demand", "on_demand")
+    assert owned["cost_vs_on_demand"] == pytest.approx(owned["usd_total"] / on_demand["usd_total"])
+
+
+def test_break_even_does_not_depend_on_the_utilisation_assumed(built):
+    # at 50% utilisation an owned hour of use costs twice as much; the break-even stays put
+    built.execute("update assumption set value = 0.5 where name = 'ownership_utilization'")
+    try:
+        rebuild_estimates(built, "decide", RUN.run_date)
+        owned = best(built, "toy-demand", "owned")
+        assert owned["usd_per_hour"] == pytest.approx(3 * 2 * (10000 / (5 * 8760) + 0.1))
+        assert owned["break_even_utilization"] == pytest.approx(10000 / (5 * 8760) + 0.1)
+    finally:
+        built.execute("update assumption set value = 1.0 where name = 'ownership_utilization'")
+        rebuild_estimates(built, "decide", RUN.run_date)
+
+
+def test_spot_is_its_own_basis_and_a_training_job_on_it_pays_for_restarts(built):
+    pretrain_on_demand, pretrain_spot = (best(built, "toy-pretrain", p) for p in ("on_demand", "spot"))
+    overhead = 0.10  # spot_restart_overhead of the toy catalog
+    assert pretrain_spot["time_to_finish_h"] == pytest.approx(pretrain_on_demand["time_to_finish_h"] * (1 + overhead))
+    assert pretrain_spot["usd_total"] == pytest.approx(0.4 * pretrain_spot["time_to_finish_h"])
+    assert "interruptible" in pretrain_spot["basis_note"]
+    decisions = built.execute(
+        "select choice, pricing from decision where workload_id = 'toy-pretrain' order by all"
+    ).fetchall()
+    # every choice is on one basis; none is "the cheapest of anything"
+    assert ("rent spot", "spot") in decisions and ("rent on-demand", "on_demand") in decisions
+    assert {p for _, p in decisions} <= {"on_demand", "spot", "owned", "api"}
+
+
+def test_an_instance_smaller_than_a_node_cannot_carry_a_multi_node_layout(built):
+    # toy-ws-4 trains over its 4 GPUs as one PCIe domain; four single-GPU VMs cannot realise
+    # that, while four one-GPU serving replicas need no link between them
+    def rows(kind_test: str) -> int:
+        return built.execute(
+            f"""select count(*) from estimate where platform_id = 'toy-ws-4' and n_gpus = 4 and gpus_per_instance = 1
+                and {kind_test}"""
+        ).fetchone()[0]
+
+    assert rows("kind <> 'serving'") == 0
+    assert rows("workload_id = 'toy-demand'") > 0
