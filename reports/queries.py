@@ -1,150 +1,221 @@
-"""The report's queries, each returning a Polars frame."""
+"""The report's queries: each reads one night's snapshot (`night_*` tables), returns a Polars frame.
+
+Nothing here reads a live table that a later load can change, except the append-only
+`source_status` and `run_log`, bounded by the night's own finish: so a night's report can be
+rebuilt byte for byte at any later time. Every ordering ends in a unique key.
+"""
 
 from __future__ import annotations
 
-import duckdb
+from datetime import date, timedelta
+
 import polars as pl
 
+from reports.night import Night
 from sources.registry import live_sources as live_source_names
-from warehouse.observations import source_overview
+from warehouse.observations import STALE_AFTER_DAYS
+
+# The identity of an option, the tie-break of every ranking of options.
+OPTION_KEY = ["platform_id", "n_gpus", "pricing", "provider", "region", "zone", "instance_type"]
+QUOTE_KEY = ["source", "provider", "region", "zone", "instance_type", "pricing"]
 
 
-def run_summary(con: duckdb.DuckDBPyConnection, run_date) -> dict:
-    row = con.execute(
-        """select run_id, mode, status, price_rows, benchmark_rows, rejected_rows, estimate_rows,
-                  sources_failed, duration_s
-           from run_log where run_date = ? and status <> 'running'
-           order by started_at desc limit 1""",
-        [run_date],
-    ).pl()
-    return row.to_dicts()[0] if row.height else {}
-
-
-def workloads(con) -> pl.DataFrame:
+def workloads(con, night: Night) -> pl.DataFrame:
+    """The night's workloads: the seed's role pipeline first, then serving, then training; by id."""
     return con.execute(
-        """select workload_id, name, kind, token_unit, total_tokens from workload
-           order by case kind when 'role_pipeline' then 0 when 'serving' then 1 else 2 end, workload_id"""
+        """select * exclude (run_date, run_id) from night_workload where run_date = ?
+           order by case kind when 'role_pipeline' then 0 when 'serving' then 1 else 2 end, workload_id""",
+        [night.run_date],
     ).pl()
 
 
-def best_options(con, workload_id: str, order: str, limit: int) -> pl.DataFrame:
-    """Options per platform for a workload: the best (by `order`) per platform x pricing."""
+def options(con, night: Night, workload_id: str | None = None) -> pl.DataFrame:
+    """Every option of the night (best quote per workload x platform x GPU count x pricing)."""
     return con.execute(
-        f"""
-        with ranked as (
-            select *, row_number() over (partition by platform_id, pricing order by {order}) as r
-            from estimate where workload_id = ?
-        )
-        select platform_id, n_gpus, layout, bottleneck, tokens_per_s, time_to_finish_h, usd_total,
-               usd_per_mtok, provider, instance_type, region, pricing, confidence, error_p50, error_p90
-        from ranked where r = 1
-        order by {order}
-        limit {int(limit)}
-        """,
-        [workload_id],
+        f"""select * exclude (run_date, run_id) from night_option
+            where run_date = ? and (? is null or workload_id = ?)
+            order by workload_id, {", ".join(OPTION_KEY)}""",
+        [night.run_date, workload_id, workload_id],
     ).pl()
 
 
-def refusals(con, workload_id: str) -> pl.DataFrame:
+def decisions(con, night: Night) -> pl.DataFrame:
+    """The night's decision rows per job: rent on-demand, spot, reserved, buy, API, measured."""
+    present = con.execute(
+        "select count(*) from information_schema.tables where table_name = 'night_decision'"
+    ).fetchone()[0]
+    if not present:  # a warehouse from before decisions were kept
+        return pl.DataFrame()
     return con.execute(
-        """select platform_id, min(n_gpus) as smallest_tried, any_value(refusal) as reason
-           from topology_estimate t
-           where workload_id = ? and not fits
-             and not exists (select 1 from topology_estimate f
-                             where f.workload_id = t.workload_id and f.platform_id = t.platform_id and f.fits)
-           group by platform_id order by platform_id""",
-        [workload_id],
+        """select * exclude (run_date, run_id) from night_decision where run_date = ?
+           order by workload_id, choice, pick, platform_id, n_gpus, provider""",
+        [night.run_date],
     ).pl()
 
 
-def api_baseline(con, workload_id: str) -> pl.DataFrame:
+def refusals(con, night: Night, workload_id: str) -> pl.DataFrame:
+    """Refused layouts per platform: the GPU counts refused, the reason at the largest, where it fits."""
     return con.execute(
-        """select provider, api_usd_per_mtok_output, self_hosted_usd_per_mtok, observed_at from api_baseline
-           where workload_id = ? order by api_usd_per_mtok_output limit 1""",
-        [workload_id],
+        """select platform_id, refusal_kind, list(n_gpus order by n_gpus) as gpu_counts,
+                  arg_max(refusal, n_gpus) as reason, any_value(fits_from_gpus) as fits_from_gpus
+           from night_refusal where run_date = ? and workload_id = ?
+           group by platform_id, refusal_kind order by platform_id, refusal_kind""",
+        [night.run_date, workload_id],
     ).pl()
 
 
-def changes_since_previous(con, run_date) -> tuple[object, pl.DataFrame]:
-    """Tonight's best option per workload x platform x pricing against the previous run date."""
-    previous = con.execute("select max(run_date) from estimate_daily where run_date < ?", [run_date]).fetchone()[0]
-    if previous is None:
-        return None, pl.DataFrame()
+def bottlenecks(con, night: Night) -> pl.DataFrame:
+    return con.execute(
+        """select platform_id, bottleneck, topologies from night_bottleneck where run_date = ?
+           order by platform_id, bottleneck""",
+        [night.run_date],
+    ).pl()
+
+
+def backtest(con, night: Night) -> pl.DataFrame:
+    return con.execute(
+        """select * exclude (run_date, run_id) from night_backtest where run_date = ?
+           order by kind, workload_id, gpu_id, gpu_count, source, source_ref, source_row""",
+        [night.run_date],
+    ).pl()
+
+
+def error_bands(con, night: Night) -> pl.DataFrame:
+    return con.execute(
+        """select kind, level, confidence, error_p50, error_p90, points, basis from night_error_band
+           where run_date = ? and points > 0 order by kind, level""",
+        [night.run_date],
+    ).pl()
+
+
+def backtest_by_gpu(con, night: Night) -> pl.DataFrame:
+    return con.execute(
+        """select kind, gpu_id, count(*) as points,
+                  quantile_cont(loao_ape, 0.5) as median_ape, quantile_cont(loao_ape, 0.9) as p90_ape
+           from night_backtest where run_date = ? and loao_factor is not null
+           group by all order by kind, gpu_id""",
+        [night.run_date],
+    ).pl()
+
+
+def calibration(con, night: Night) -> pl.DataFrame:
+    """The calibration each workload x accelerator used, with the GPU counts it applies to (a
+    measured count is "measured", the others are calibrated from it or wider groups)."""
+    return con.execute(
+        """select workload_id, gpu_id, level, factor, basis, points, confidence,
+                  string_agg(distinct platform_id, ', ' order by platform_id) as platforms,
+                  string_agg(distinct cast(n_gpus as varchar), ', ' order by cast(n_gpus as varchar)) as gpu_counts
+           from night_calibration where run_date = ?
+           group by workload_id, gpu_id, level, factor, basis, points, confidence
+           order by workload_id, gpu_id, level, factor, basis""",
+        [night.run_date],
+    ).pl()
+
+
+def calibration_by_option(con, night: Night) -> dict[tuple[str, str, int], dict]:
+    """The calibration (level, factor, basis, points) per (workload, platform, GPU count), to explain a change."""
     frame = con.execute(
-        """select t.workload_id, t.platform_id, t.pricing, p.usd_total as before_usd, t.usd_total as now_usd,
-                  t.usd_total / p.usd_total - 1 as change, p.provider as before_provider, t.provider as now_provider
-           from estimate_daily t
-           join estimate_daily p using (workload_id, platform_id, pricing)
-           where t.run_date = ? and p.run_date = ? and abs(t.usd_total / p.usd_total - 1) >= 0.01
-           order by abs(t.usd_total / p.usd_total - 1) desc limit 20""",
-        [run_date, previous],
+        """select workload_id, platform_id, n_gpus, level, factor, basis, points from night_calibration
+           where run_date = ?""",
+        [night.run_date],
     ).pl()
-    return previous, frame
+    return {(r["workload_id"], r["platform_id"], r["n_gpus"]): r for r in frame.iter_rows(named=True)}
 
 
-def freshness(con) -> pl.DataFrame:
+def parameters(con, night: Night, scope: str) -> pl.DataFrame:
     return con.execute(
-        """
-        select 'price_quote' as data, source, count(*) as rows, min(observed_at) as oldest,
-               max(observed_at) as newest, count(distinct provider) as providers
-        from price_quote group by source
-        union all
-        select 'benchmark_result', source, count(*), min(measured_at), max(measured_at), null
-        from benchmark_result group by source
-        union all
-        select 'catalog: gpu', 'bundled_catalog', count(*), min(source_date), max(source_date), null from gpu
-        order by data, source
-        """
+        """select subject, name, value, unit, source from night_parameter where run_date = ? and scope = ?
+           order by subject nulls first, name""",
+        [night.run_date, scope],
     ).pl()
 
 
-def rejected(con, run_date) -> pl.DataFrame:
+def source_refs(con, night: Night) -> pl.DataFrame:
     return con.execute(
-        """select source, target_table, rule, count(*) as rows, any_value(detail) as example
-           from rejected_row where run_date = ?
-           group by all order by rows desc, source, rule""",
-        [run_date],
+        """select input, source, source_ref, rows, first_date, last_date from night_source_ref
+           where run_date = ? order by input, source, source_ref""",
+        [night.run_date],
     ).pl()
 
 
-def live_sources(con, run_date) -> pl.DataFrame:
-    """Every live source: tonight's status (or 'not fetched'), last good load, staleness."""
-    overview = source_overview(con, run_date)
-    tonight = con.execute(
-        "select source, arg_max(status, checked_at) as tonight, arg_max(message, checked_at) as message "
-        "from source_status where run_date = ? group by source",
-        [run_date],
+def rejected(con, night: Night) -> pl.DataFrame:
+    return con.execute(
+        """select source, target_table, rule, sum(rows) as rows, min(example) as example
+           from night_rejected where run_date = ?
+           group by all order by rows desc, source, target_table, rule""",
+        [night.run_date],
     ).pl()
-    names = pl.DataFrame({"source": live_source_names()})
+
+
+def unresolved_gpus(con, night: Night) -> pl.DataFrame:
+    """The night's GPU spellings no catalog accelerator matched, with how many rows each cost."""
+    return con.execute(
+        """select source, gpu_name, sum(source_rows) as rows, min(example) as why
+           from night_rejected where run_date = ? and rule = 'unknown_gpu'
+           group by all order by rows desc, source, gpu_name""",
+        [night.run_date],
+    ).pl()
+
+
+def live_sources(con, night: Night) -> pl.DataFrame:
+    """Every live source as the night saw it: its status that night, last good load, staleness.
+
+    Reads source_status (append-only) up to the night's finish, so later runs do not change it.
+    The staleness rule is warehouse.observations' (no good load in STALE_AFTER_DAYS days).
+    """
+    frame = con.execute(
+        """
+        with seen as (select * from source_status where ? is null or checked_at <= ?),
+        history as (
+            select source, max(run_date) filter (where status = 'ok') as last_ok,
+                   arg_max(rows_loaded, (checked_at, run_id)) filter (where status = 'ok') as rows_loaded
+            from seen group by source
+        ),
+        tonight as (
+            select source, arg_max(status, checked_at) as tonight, arg_max(message, checked_at) as message
+            from seen where run_id = ? group by source
+        )
+        select h.source, h.last_ok, h.rows_loaded, t.tonight, t.message
+        from history h left join tonight t using (source)
+        """,
+        [night.finished_at, night.finished_at, night.run_id],
+    ).pl()
+    stale_before = night.run_date - timedelta(days=STALE_AFTER_DAYS)
+    names = pl.DataFrame({"source": sorted(live_source_names())})
     return (
-        names.join(overview.select("source", "last_ok", "rows_loaded", "stale"), on="source", how="left")
-        .join(tonight, on="source", how="left")
-        .with_columns(pl.col("tonight").fill_null("not fetched"), pl.col("stale").fill_null(True))
+        names.join(frame, on="source", how="left")
+        .with_columns(
+            pl.col("tonight").fill_null("not fetched"),
+            (pl.col("last_ok").is_null() | (pl.col("last_ok") < stale_before)).alias("stale"),
+        )
         .sort("source")
     )
 
 
-def error_bands(con) -> pl.DataFrame:
+def known_prices(con, night: Night) -> pl.DataFrame:
+    """Every quote-day price the night knew (observed up to its date), from night_price_point."""
     return con.execute(
-        """select kind, confidence, error_p50, error_p90, points, basis from error_band
-           order by kind, confidence"""
+        f"""
+        with known as (
+            select {", ".join(QUOTE_KEY)}, observed_at,
+                   arg_max({{gpu: gpu, gpus_per_instance: gpus_per_instance,
+                             usd_per_instance_hour: usd_per_instance_hour, usd_per_gpu_hour: usd_per_gpu_hour,
+                             source_ref: source_ref}}, run_date) as p
+            from night_price_point where run_date <= ? group by all
+        )
+        select {", ".join(QUOTE_KEY)}, observed_at, unnest(p)
+        from known where p.usd_per_gpu_hour is not null
+        order by {", ".join(QUOTE_KEY)}, observed_at
+        """,
+        [night.run_date],
     ).pl()
 
 
-def backtest_by_gpu(con) -> pl.DataFrame:
-    return con.execute(
-        """select kind, gpu_id, count(*) as points,
-                  quantile_cont(loao_ape, 0.5) as median_ape, quantile_cont(loao_ape, 0.9) as p90_ape
-           from backtest where loao_factor is not null group by all order by kind, gpu_id"""
-    ).pl()
-
-
-def price_sources(con) -> pl.DataFrame:
-    return con.execute(
-        """select source, source_ref, count(*) as quotes, max(observed_at) as observed_at
-           from price_quote group by all order by source, source_ref"""
-    ).pl()
-
-
-def assumptions(con) -> pl.DataFrame:
-    return con.execute("select name, value, unit, source from assumption order by name").pl()
+def latest_prices(known: pl.DataFrame, as_of: date) -> pl.DataFrame:
+    """Per quote, its latest observation on or before `as_of` (what latest_price picks that day)."""
+    return (
+        known.filter(pl.col("observed_at") <= as_of)
+        .sort([*QUOTE_KEY, "observed_at"], nulls_last=True)
+        .group_by(QUOTE_KEY, maintain_order=True)
+        .last()
+    )

@@ -1,223 +1,178 @@
-"""Render the dated comparison report from the warehouse."""
+"""Build a night's report folder from the warehouse: markdown pages, PNG charts, HTML, summary.
+
+`<reports>/<date>/`: index.md (the morning read), changes.md, prices.md, methodology.md,
+workloads/<workload>.md, the chart-*.png they embed, an .html twin of every page and
+summary.json (the history page's line). Everything comes from the night's snapshot
+(`night_*` tables), so rebuilding a past night (`gpucalc report --date D`) writes the same
+bytes the night wrote. The folder is built aside and swapped in whole, so no file of an
+older build survives in it.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-import duckdb
+from reports import changes_page, chart_set, context, index_page, methodology_page, prices_page, queries, workload_page
+from reports.chart_png import Chart, ChartCache
+from reports.headline import night_headline
+from reports.history import write_history
+from reports.html import to_html, to_html_reusing
+from reports.night import Night, all_dates, find, newest, previous_night
+from reports.options import top_options
 
-from reports import queries
-from reports.markdown import fmt_hours, fmt_number, fmt_pct, fmt_usd, table
-from warehouse.observations import STALE_AFTER_DAYS
-
-OPTION_COLUMNS = {
-    "platform_id": ("platform", None),
-    "n_gpus": ("GPUs", None),
-    "layout": ("layout", None),
-    "bottleneck": ("bottleneck", None),
-    "tokens_per_s": ("tokens/s", fmt_number),
-    "time_to_finish_h": ("time", fmt_hours),
-    "usd_total": ("cost", fmt_usd),
-    "usd_per_mtok": ("$/M tok", fmt_usd),
-    "provider": ("provider", None),
-    "instance_type": ("instance", None),
-    "pricing": ("pricing", None),
-    "confidence": ("confidence", None),
-    "error_p50": ("± (median)", fmt_pct),
-}
+Step = Callable[[str], None]
 
 
-def _headline(option: dict, what: str) -> str:
-    band = f"±{fmt_pct(option['error_p50'])} median error" if option.get("error_p50") is not None else ""
-    return (
-        f"- **{what}:** {option['n_gpus']}x {option['platform_id']} ({option['layout']}) from "
-        f"{option['provider']} {option['instance_type']} ({option['pricing']}): "
-        f"{fmt_hours(option['time_to_finish_h'])}, {fmt_usd(option['usd_total'])}, "
-        f"{fmt_number(option['tokens_per_s'])} tokens/s; bottleneck: {option['bottleneck']}; "
-        f"{option['confidence']} {band}"
-    )
+@dataclass
+class Published:
+    folder: Path
+    path: str  # the index.md
+    markdown: str  # index.md as written
+    artifact: str  # index.md for a Prefect artifact: no images, no links into the folder
+    top_options: list[dict] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)  # relative path -> bytes
+    charts: dict[str, Chart] = field(default_factory=dict)
 
 
-def workload_section(con, workload: dict) -> str:
-    wid = workload["workload_id"]
-    parts = [f"### {workload['name']} (`{wid}`, {workload['kind']})\n"]
-    fastest = queries.best_options(con, wid, "time_to_finish_h, usd_total", 1)
-    cheapest = queries.best_options(con, wid, "usd_total, time_to_finish_h", 1)
-    if fastest.height == 0:
-        parts.append("No priced option fits this workload tonight.\n")
-    else:
-        parts.append(_headline(fastest.to_dicts()[0], "Fastest"))
-        parts.append(_headline(cheapest.to_dicts()[0], "Cheapest"))
-        parts.append(
-            f"\nJob: {fmt_number(workload['total_tokens'])} {workload['token_unit'] or 'tokens'}. "
-            "Top options by cost (best per platform and pricing model):\n"
-        )
-        parts.append(table(queries.best_options(con, wid, "usd_total, time_to_finish_h", 8), OPTION_COLUMNS))
-    if workload["kind"] == "serving":
-        api = queries.api_baseline(con, wid)
-        if api.height:
-            a = api.to_dicts()[0]
-            verdict = (
-                "cheaper than self-hosting" if a["self_hosted_usd_per_mtok"] is None
-                or a["api_usd_per_mtok_output"] < a["self_hosted_usd_per_mtok"] else "dearer than the best option above"
-            )
-            parts.append(
-                f"Managed-API baseline: {a['provider']} at {fmt_usd(a['api_usd_per_mtok_output'])} per million output "
-                f"tokens, input included at this workload's input/output ratio (price of {a['observed_at']}): "
-                f"{verdict}.\n"
-            )
-    refused = queries.refusals(con, wid)
-    if refused.height:
-        parts.append("Refused (does not fit on any GPU count tried):\n")
-        parts.append(table(refused, {"platform_id": ("platform", None), "reason": ("why", None)}))
-    return "\n".join(parts) + "\n"
+def build(con, night: Night, on_step: Step | None = None, cache: ChartCache | None = None
+          ) -> tuple[dict[str, bytes], context.NightData]:
+    """Every file of the night's report folder, in memory; charts whose data `cache` holds are not redrawn."""
+    step = on_step or (lambda _message: None)
+    step("report: reading the night's snapshot")
+    data = context.load(con, night)
+    _draw_charts(con, data, cache, step)
+    step("report: writing pages")
+    pages = _pages(con, data)
+    step("report: writing HTML")
+    earlier = cache.folders if cache else []
+    files = {name: text.encode() for name, text in pages.items()}
+    files |= {name.removesuffix(".md") + ".html": to_html_reusing(name, text, earlier).encode()
+              for name, text in pages.items()}
+    files |= {name: chart.png for name, chart in data.charts.items()}
+    summary = {"date": night.run_date.isoformat(), "status": night.status, "mode": night.mode,
+               "headline": night_headline({"estimate_rows": night.estimate_rows},
+                                          changes_page.summary_line(data.changes))}
+    files["summary.json"] = (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode()
+    return files, data
 
 
-def render(con: duckdb.DuckDBPyConnection, run_date: date) -> str:
-    summary = queries.run_summary(con, run_date)
-    out = [f"# gpucalc report — {run_date.isoformat()}\n"]
-    if summary:
-        out.append(
-            f"Run `{summary['run_id']}` ({summary['mode']}), status **{summary['status']}**: "
-            f"{summary['price_rows']} price quotes and {summary['benchmark_rows']} benchmark results loaded, "
-            f"{summary['rejected_rows']} rows rejected, {summary['estimate_rows']:,} priced estimates.\n"
-        )
-    out.append(
-        "Every estimate is a roofline model (compute, memory and communication time per stage; the "
-        "slowest is the bottleneck) calibrated on measured benchmarks. `confidence` says whether the "
-        "throughput was measured on that GPU, calibrated from other GPUs, or rests on default "
-        "efficiencies; `±` is the median absolute error of that confidence level in the backtest.\n"
-    )
-    out.append("## Options per workload\n")
-    for workload in queries.workloads(con).iter_rows(named=True):
-        out.append(workload_section(con, workload))
-    previous, changes = queries.changes_since_previous(con, run_date)
-    out.append("## What changed since the previous run\n")
-    if previous is None:
-        out.append("This is the first run in this warehouse.\n")
-    elif changes.height == 0:
-        out.append(f"No best option moved by 1% or more since {previous}.\n")
-    else:
-        out.append(f"Best option per workload, platform and pricing model, against {previous} (moves of 1% or more):\n")
-        out.append(table(changes, {
-            "workload_id": ("workload", None), "platform_id": ("platform", None), "pricing": ("pricing", None),
-            "before_usd": ("before", fmt_usd), "now_usd": ("now", fmt_usd), "change": ("change", fmt_pct),
-            "before_provider": ("was from", None), "now_provider": ("now from", None),
-        }))
-    out.append("## How good the model is (leave-one-accelerator-out backtest)\n")
-    out.append(
-        table(
-            queries.error_bands(con),
-            {
-                "kind": ("workload kind", None),
-                "confidence": ("confidence", None),
-                "error_p50": ("median abs. error", fmt_pct),
-                "error_p90": ("90th pct", fmt_pct),
-                "points": ("points", None),
-                "basis": ("basis", None),
-            },
-        )
-    )
-    out.append("\nPer accelerator held out:\n")
-    out.append(
-        table(
-            queries.backtest_by_gpu(con),
-            {
-                "kind": ("kind", None),
-                "gpu_id": ("held-out GPU", None),
-                "points": ("points", None),
-                "median_ape": ("median abs. error", fmt_pct),
-                "p90_ape": ("90th pct", fmt_pct),
-            },
-        )
-    )
-    out.append("\n## Freshness of the inputs\n")
-    out.append(
-        table(
-            queries.freshness(con),
-            {
-                "data": ("table", None),
-                "source": ("source", None),
-                "rows": ("rows", None),
-                "oldest": ("oldest", None),
-                "newest": ("newest", None),
-                "providers": ("providers", None),
-            },
-        )
-    )
-    status = queries.live_sources(con, run_date)
-    out.append(
-        f"\nLive sources (stale = no successful load in the last {STALE_AFTER_DAYS} days; a source that "
-        "fails keeps its last good data):\n"
-    )
-    out.append(
-        table(
-            status,
-            {
-                "source": ("source", None),
-                "tonight": ("tonight", None),
-                "last_ok": ("last good", None),
-                "rows_loaded": ("rows then", None),
-                "stale": ("stale", lambda v: "stale" if v else "fresh"),
-                "message": ("message", None),
-            },
-        )
-    )
-    out.append("\n## Rejected rows\n")
-    out.append(
-        table(
-            queries.rejected(con, run_date),
-            {
-                "source": ("source", None),
-                "target_table": ("table", None),
-                "rule": ("rule", None),
-                "rows": ("rows", None),
-                "example": ("example", None),
-            },
-        )
-    )
-    out.append('\nEvery rejected row, with the row as received: `gpucalc sql "select * from rejected_row"`.\n')
-    out.append("\n## Where every input came from\n")
-    out.append(
-        table(
-            queries.price_sources(con),
-            {
-                "source": ("source", None),
-                "source_ref": ("reference", None),
-                "quotes": ("quotes", None),
-                "observed_at": ("observed", None),
-            },
-        )
-    )
-    out.append(
-        "\nAccelerator specs, platforms, model architectures and workloads: the bundled catalog "
-        '(`sources/data/*.csv`, each row with its `source`; `gpucalc sql "select gpu_id, source from gpu"`). '
-        "Benchmark results: `select source, source_ref from benchmark_result`.\n"
-    )
-    out.append("\n### Assumptions\n")
-    out.append(
-        table(
-            queries.assumptions(con),
-            {
-                "name": ("name", None),
-                "value": ("value", fmt_number),
-                "unit": ("unit", None),
-                "source": ("source", None),
-            },
-        )
-    )
-    return "\n".join(out)
+def _draw_charts(con, data: context.NightData, cache: ChartCache | None, step: Step) -> None:
+    """Every chart of the night into data.charts: per workload, backtest, bottlenecks, per accelerator."""
+    night = data.night
+    jobs = [lambda w=w: chart_set.workload_chart(w, data.options_of(w["workload_id"]), cache)
+            for w in data.workloads.iter_rows(named=True)]
+    jobs += [lambda: chart_set.backtest_chart(con, night, cache), lambda: chart_set.bottleneck_chart(con, night, cache)]
+    series = chart_set.price_series(data.known_prices)
+    jobs += [lambda g=g: chart_set.price_chart(g, series[g], cache) for g in sorted(series)]
+    for index, job in enumerate(jobs, 1):
+        step(f"report: drawing chart {index}/{len(jobs)}")
+        chart = job()
+        data.charts[chart.file] = chart
 
 
-def write_report(warehouse: str, reports_dir: Path, run_date: date) -> tuple[str, str]:
-    con = duckdb.connect(warehouse, read_only=True)
+def _pages(con, data: context.NightData) -> dict[str, str]:
+    """Every markdown page of the folder, by relative path."""
+    night = data.night
+    pages, workload_pages = {}, {}
+    for workload in data.workloads.iter_rows(named=True):
+        wid = workload["workload_id"]
+        name = f"workloads/{chart_set.slug(wid)}.md"
+        workload_pages[wid] = name
+        pages[name] = workload_page.page(workload, data.options_of(wid), queries.refusals(con, night, wid),
+                                         data.decisions_of(wid),
+                                         night.run_date, data.charts)
+    pages["index.md"] = index_page.page(data, queries.rejected(con, night), queries.unresolved_gpus(con, night),
+                                        workload_pages)
+    pages["changes.md"] = changes_page.page(data.changes, f"What changed — {night.run_date.isoformat()}")
+    pages["prices.md"] = prices_page.page(data.known_prices, night, data.charts)
+    pages["methodology.md"] = methodology_page.page(con, night, data.charts)
+    return pages
+
+
+def missing(day: date, latest: Night | None) -> dict[str, bytes]:
+    """The folder of a day no night kept a snapshot for: says why, in one page."""
+    why = (f"the warehouse's newest night is {latest.run_date}: a run dated before it rebuilds the estimates as of "
+           "that night and keeps no snapshot of its own" if latest and latest.run_date > day
+           else "no nightly run of this day finished with its estimates rebuilt")
+    text = f"# gpucalc report — {day.isoformat()}\n\nNo report for this day: {why}.\n"
+    summary = {"date": day.isoformat(), "status": "no snapshot", "mode": None, "headline": why}
+    return {"index.md": text.encode(), "index.html": to_html(text).encode(),
+            "summary.json": (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode()}
+
+
+class NoNight(LookupError):
+    """No nightly run kept a report snapshot for the day asked for."""
+
+
+def write_report(location: str, reports_dir: Path, run_date: date | None = None, on_step: Step | None = None,
+                 allow_missing: bool = False) -> Published:
+    """Build the report of `run_date` (default: the newest night), write it, update the history.
+
+    A day without a snapshot raises NoNight, or with `allow_missing` (the nightly's own
+    publish step) writes a one-page folder that says why.
+    """
+    from warehouse.db import connect_reader
+
+    con = connect_reader(location)
     try:
-        markdown = render(con, run_date)
+        night = find(con, run_date) if run_date else newest(con)
+        day = night.run_date if night else run_date
+        if day is None:
+            raise NoNight("the warehouse has no nightly run with a report snapshot yet")
+        if night is None and not allow_missing:
+            dates = ", ".join(d.isoformat() for d in all_dates(con)[:5]) or "none"
+            raise NoNight(f"no nightly run kept a report snapshot for {day.isoformat()} (newest nights: {dates})")
+        if night is None:
+            files, top = missing(day, newest(con)), []
+            charts: dict[str, Chart] = {}
+        else:
+            earlier = previous_night(con, night)
+            folders = [reports_dir / day.isoformat()]  # this night's last build, then last night's
+            folders += [reports_dir / earlier.run_date.isoformat()] if earlier else []
+            files, data = build(con, night, on_step, ChartCache(folders))
+            top, charts = top_options(data.options), data.charts
     finally:
         con.close()
-    folder = reports_dir / run_date.isoformat()
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "index.md"
-    path.write_text(markdown)
-    return str(path), markdown
+    folder = reports_dir / day.isoformat()
+    swap_in(folder, files)
+    write_history(reports_dir)
+    text = files["index.md"].decode()
+    return Published(folder, str(folder / "index.md"), text, artifact_text(text, folder), top, files, charts)
+
+
+def swap_in(folder: Path, files: dict[str, bytes]) -> None:
+    """Write the files to a fresh folder beside `folder`, then put it in place of `folder`."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    fresh = folder.parent / f".{folder.name}.new-{os.getpid()}"
+    stale = folder.parent / f".{folder.name}.old-{os.getpid()}"
+    for path in (fresh, stale):
+        if path.exists():
+            shutil.rmtree(path)
+    for name, content in sorted(files.items()):
+        target = fresh / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+    if folder.exists():
+        folder.rename(stale)
+    fresh.rename(folder)
+    if stale.exists():
+        shutil.rmtree(stale)
+
+
+_IMAGE_LINE = re.compile(r"^!\[.*\]\(.*\)\s*$")
+_LOCAL_LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\((?!https?://)[^)]*\)")
+
+
+def artifact_text(index: str, folder: Path) -> str:
+    """The index for Prefect's UI, where the folder's images and pages cannot be reached."""
+    lines = [line for line in index.splitlines() if not _IMAGE_LINE.match(line)]
+    body = _LOCAL_LINK.sub(r"\1", "\n".join(lines))
+    return body + f"\n\nThe whole report, charts and pages: `{folder / 'index.html'}`\n"
+

@@ -1,38 +1,35 @@
-"""Report queries on hand-made rows."""
+"""The report's pure helpers on hand-made rows: latest prices, rankings, winners."""
 
 from datetime import date
 
-import pytest
+import polars as pl
 
-from reports import queries
-from reports.markdown import fmt_hours, fmt_usd, table
-
-
-def daily(con, day, platform, usd, provider):
-    con.execute(
-        """insert into estimate_daily (run_id, run_date, workload_id, platform_id, pricing, usd_total, provider)
-           values ('r', ?, 'w', ?, 'on_demand', ?, ?)""",
-        [day, platform, usd, provider],
-    )
+from reports.changes import ranked, winners
+from reports.queries import latest_prices
 
 
-def test_changes_since_previous_run(con):
-    assert queries.changes_since_previous(con, date(2026, 11, 29))[0] is None
-    daily(con, date(2026, 11, 28), "hgx-h100-8", 100.0, "aws")
-    daily(con, date(2026, 11, 28), "hgx-b200-8", 80.0, "lambda")
-    daily(con, date(2026, 11, 29), "hgx-h100-8", 90.0, "nebius")
-    daily(con, date(2026, 11, 29), "hgx-b200-8", 80.4, "lambda")  # moved 0.5%: not reported
-    previous, changes = queries.changes_since_previous(con, date(2026, 11, 29))
-    assert previous == date(2026, 11, 28)
-    assert changes.select("platform_id", "change", "before_provider", "now_provider").rows() == [
-        ("hgx-h100-8", pytest.approx(-0.1), "aws", "nebius")
-    ]
+def quote(day, usd, zone=None, provider="aws"):
+    return {"source": "s", "provider": provider, "region": "r", "zone": zone, "instance_type": "i",
+            "pricing": "on_demand", "observed_at": day, "usd_per_gpu_hour": usd}
 
 
-def test_markdown_formatting():
-    assert fmt_hours(0.5) == "30 min" and fmt_hours(5) == "5.0 h" and fmt_hours(72) == "3.0 d"
-    assert fmt_usd(1234.5) == "$1,234" and fmt_usd(2.5) == "$2.50"
-    import polars as pl
+def test_latest_prices_keep_each_quotes_latest_observation_up_to_the_day():
+    known = pl.DataFrame([quote(date(2026, 1, 1), 1.0), quote(date(2026, 1, 3), 2.0),
+                          quote(date(2026, 1, 2), 5.0, zone="z1"), quote(date(2026, 1, 5), 9.0, provider="gcp")])
+    on_2nd = latest_prices(known, date(2026, 1, 2))
+    assert sorted(on_2nd.select("zone", "usd_per_gpu_hour").rows(), key=str) == [("z1", 5.0), (None, 1.0)]
+    on_4th = latest_prices(known, date(2026, 1, 4))
+    assert sorted(on_4th["usd_per_gpu_hour"].to_list()) == [2.0, 5.0]  # a null zone is a quote of its own
 
-    text = table(pl.DataFrame({"a": ["x|y"], "b": [None]}), {"a": ("A", None), "b": ("B", None)})
-    assert text.splitlines() == ["| A | B |", "|---|---|", "| x\\|y |  |"]
+
+def option(platform, usd, hours, provider="aws", workload="w"):
+    return {"workload_id": workload, "platform_id": platform, "n_gpus": 8, "pricing": "on_demand",
+            "provider": provider, "region": "r", "zone": None, "instance_type": "i", "usd_total": usd,
+            "time_to_finish_h": hours}
+
+
+def test_ties_are_broken_by_the_option_key_and_last_bit_noise_does_not_reorder():
+    options = pl.DataFrame([option("b", 100.0, 2.0), option("a", 100.0 * (1 + 1e-15), 2.0), option("c", 90.0, 5.0)])
+    assert ranked(options, ["usd_total", "time_to_finish_h"])["platform_id"].to_list() == ["c", "a", "b"]
+    best = winners(options)
+    assert dict(best.select("criterion", "platform_id").rows()) == {"cheapest": "c", "fastest": "a"}

@@ -1,0 +1,77 @@
+"""Report commands: rebuild a night's report from the warehouse, export tables for other tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flows.cli_app import DataDir, Warehouse, app, parse_date, warehouse_location
+
+Verbose = Annotated[bool, typer.Option("--verbose", help="Show the traceback of an error.")]
+
+
+@app.command()
+def report(
+    day: Annotated[str | None, typer.Option("--date", help="Night to rebuild, YYYY-MM-DD (default: newest).")] = None,
+    data_dir: DataDir = None,
+    warehouse: Warehouse = None,
+    verbose: Verbose = False,
+) -> None:
+    """Rebuild a night's report (pages, charts, HTML) and the history, as the night wrote them.
+
+    Reads only what the night kept (its snapshot in the warehouse), so a past night comes out
+    byte for byte as published, whatever ran since.
+    """
+    from flows import console
+    from reports.render import NoNight, write_report
+    from warehouse import settings
+
+    when = parse_date(day, not_after_today=False)
+    try:
+        with console.progress("report: opening the warehouse"):
+            published = write_report(warehouse_location(data_dir, warehouse),
+                                     settings.reports_dir(settings.data_dir(data_dir)), when, on_step=console.step)
+    except FileNotFoundError as exc:  # no warehouse written yet
+        console.fail(exc, "run `gpucalc run --offline` (or point --data-dir at a data directory)", verbose, 2)
+    except NoNight as exc:
+        console.fail(exc, "reports exist for nightly runs (`gpucalc run`); pick one of the dates listed", verbose)
+    except Exception as exc:
+        console.fail(exc, "rerun with --verbose for the traceback", verbose)
+    drawn = sum(chart.drawn for chart in published.charts.values())
+    typer.echo(f"report {published.path} (+ index.html, {len(published.files)} files; "
+               f"{drawn} of {len(published.charts)} charts drawn, the rest unchanged)")
+
+
+@app.command()
+def export(
+    fmt: Annotated[str, typer.Option("--format", help="parquet or csv.")] = "parquet",
+    out: Annotated[Path | None, typer.Option("--out", help="Folder for the files (default <data>/export).")] = None,
+    data_dir: DataDir = None,
+    warehouse: Warehouse = None,
+    verbose: Verbose = False,
+) -> None:
+    """Write the estimate, price and benchmark tables as Parquet or CSV files, one per table."""
+    from flows import console
+    from reports.export import FORMATS
+    from reports.export import export as export_tables
+    from warehouse import settings
+    from warehouse.db import connect_reader
+
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
+    target = out or settings.data_dir(data_dir) / "export"
+    try:
+        con = connect_reader(warehouse_location(data_dir, warehouse))
+    except FileNotFoundError as exc:  # no warehouse written yet
+        console.fail(exc, "run `gpucalc run --offline` (or point --data-dir at a data directory)", verbose, 2)
+    try:
+        with console.progress("export: writing tables"):
+            written = export_tables(con, target, fmt)
+    except OSError as exc:
+        console.fail(exc, f"check that {target} can be written", verbose)
+    finally:
+        con.close()
+    for path, rows in written:
+        typer.echo(f"{path}  {rows:,} rows")

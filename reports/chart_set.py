@@ -1,0 +1,76 @@
+"""The night's charts: picks each chart's data from the snapshot and names its file.
+
+charts.py draws; this module decides what goes in, in a fixed order, so the same night
+always yields the same files.
+"""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+
+from reports import charts, queries
+from reports.chart_png import Chart, ChartCache
+from reports.night import Night
+
+
+def slug(text: str) -> str:
+    """A file-name-safe spelling of an id (workload, accelerator)."""
+    return re.sub(r"[^a-z0-9._-]+", "-", str(text).lower()).strip("-.") or "x"
+
+
+def workload_chart_file(workload_id: str) -> str:
+    return f"chart-workload-{slug(workload_id)}.png"
+
+
+def price_chart_file(gpu: str) -> str:
+    return f"chart-price-{slug(gpu)}.png"
+
+
+BACKTEST_FILE = "chart-backtest.png"
+BOTTLENECK_FILE = "chart-bottlenecks.png"
+
+
+def workload_chart(workload: dict, options: pl.DataFrame, cache: ChartCache | None = None) -> Chart:
+    """Every option of the workload (ordered by OPTION_KEY), time against cost."""
+    per_mtok = workload["kind"] == "serving"
+    rows = options.sort(queries.OPTION_KEY, nulls_last=True).to_dicts()
+    what = "USD per million tokens" if per_mtok else "total cost"
+    title = f"{workload['workload_id']}: time to finish against {what}, by price basis"
+    return charts.options_chart(workload_chart_file(workload["workload_id"]), title, rows, per_mtok, cache)
+
+
+def price_series(known: pl.DataFrame) -> dict[str, dict[tuple[str, str], list]]:
+    """Per accelerator with prices on two observed days or more (a history to draw; one day is
+    the prices page's table), per (provider, pricing): the cheapest USD per GPU-hour of each day."""
+    with_history = known.filter(pl.col("observed_at").n_unique().over("gpu") >= 2)
+    daily = (
+        with_history.group_by("gpu", "provider", "pricing", "observed_at")
+        .agg(pl.col("usd_per_gpu_hour").min())
+        .sort("gpu", "provider", "pricing", "observed_at")
+    )
+    series: dict[str, dict[tuple[str, str], list]] = {}
+    for row in daily.iter_rows(named=True):
+        key = (row["provider"], row["pricing"])
+        series.setdefault(row["gpu"], {}).setdefault(key, []).append((row["observed_at"], row["usd_per_gpu_hour"]))
+    return series
+
+
+def price_chart(gpu: str, lines: dict[tuple[str, str], list], cache: ChartCache | None = None) -> Chart:
+    return charts.price_chart(price_chart_file(gpu), gpu, lines, cache)
+
+
+def backtest_chart(con, night: Night, cache: ChartCache | None = None) -> Chart:
+    points = queries.backtest(con, night)
+    held_out = points.filter(pl.col("loao_factor").is_not_null())
+    p50 = held_out["loao_ape"].quantile(0.5, "linear") if held_out.height else None
+    p90 = held_out["loao_ape"].quantile(0.9, "linear") if held_out.height else None
+    return charts.backtest_chart(BACKTEST_FILE, points.to_dicts(), p50, p90, cache)
+
+
+def bottleneck_chart(con, night: Night, cache: ChartCache | None = None) -> Chart:
+    mix: dict[str, dict[str, int]] = {}
+    for row in queries.bottlenecks(con, night).iter_rows(named=True):
+        mix.setdefault(row["platform_id"], {})[row["bottleneck"]] = row["topologies"]
+    return charts.bottleneck_chart(BOTTLENECK_FILE, mix, cache)

@@ -1,0 +1,45 @@
+"""Charts are deterministic PNGs that carry the digest of what they show, and are reused by it."""
+
+from datetime import date
+
+from reports import chart_png, charts
+
+OPTIONS = [
+    {"usd_total": 100.0, "usd_per_mtok": 1.0, "time_to_finish_h": 10.0, "pricing": "on_demand", "on_frontier": False},
+    {"usd_total": 80.0, "usd_per_mtok": 0.8, "time_to_finish_h": 12.0, "pricing": "spot", "on_frontier": True},
+    {"usd_total": 300.0, "usd_per_mtok": 3.0, "time_to_finish_h": 2.0, "pricing": "owned", "on_frontier": True},
+]
+
+
+def test_the_same_data_draws_the_same_bytes_and_last_bit_noise_does_not_matter():
+    first = charts.options_chart("c.png", "t", OPTIONS, per_mtok=False)
+    noisy = [dict(o, usd_total=o["usd_total"] * (1 + 1e-15)) for o in OPTIONS]
+    second = charts.options_chart("c.png", "t", noisy, per_mtok=False)
+    assert first.png == second.png and first.drawn and second.drawn
+    assert first.data["frontiers"] == {"on_demand": [], "spot": [(80.0, 12.0)], "owned": [(300.0, 2.0)]}
+    assert len(first.data["points"]) == 3
+    text = chart_png.png_text(first.png)
+    assert text == {chart_png.DIGEST_KEY: first.digest}  # no "Software", no date: nothing that changes by itself
+    other = charts.options_chart("c.png", "t", OPTIONS[:2], per_mtok=False)
+    assert other.digest != first.digest
+
+
+def test_a_chart_whose_data_did_not_change_is_reused_not_drawn(tmp_path):
+    series = {("aws", "on_demand"): [(date(2026, 1, 1), 3.0), (date(2026, 1, 2), 3.5)]}
+    drawn = charts.price_chart("p.png", "H100-SXM", series)
+    (tmp_path / "p.png").write_bytes(drawn.png)
+    cache = chart_png.ChartCache([tmp_path / "missing", tmp_path])
+    again = charts.price_chart("p.png", "H100-SXM", series, cache)
+    assert not again.drawn and again.png == drawn.png
+    changed = charts.price_chart("p.png", "H100-SXM", {("aws", "on_demand"): [(date(2026, 1, 1), 3.1)]}, cache)
+    assert changed.drawn and changed.png != drawn.png
+
+
+def test_backtest_and_bottleneck_charts_return_what_they_plot():
+    points = [{"measured_per_gpu": 100.0, "loao_predicted_per_gpu": 110.0, "loao_factor": 1.1, "kind": "serving"},
+              {"measured_per_gpu": 50.0, "loao_predicted_per_gpu": 50.0, "loao_factor": None, "kind": "pretrain"}]
+    backtest = charts.backtest_chart("b.png", points, 0.1, 0.2)
+    assert backtest.data["points"] == [(100.0, 110.0, "serving")]  # no factor learnt: not a prediction
+    mix = charts.bottleneck_chart("m.png", {"p2": {"compute": 3}, "p1": {"memory": 1, "compute": 1}})
+    assert mix.data["mix"] == {"p1": {"compute": 1, "memory": 1}, "p2": {"compute": 3}}
+    assert backtest.png[:8] == mix.png[:8] == b"\x89PNG\r\n\x1a\n"

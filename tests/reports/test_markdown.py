@@ -1,0 +1,57 @@
+"""Outside text cannot break a page: escaping, links and code spans, rendered by both dialects."""
+
+import markdown
+import polars as pl
+import pytest
+
+from reports.markdown import Md, code, escape, fmt_hours, fmt_usd, link, source_link, table
+
+HOSTILE = [
+    "a|b", "<script>alert(1)</script>", "[click](javascript:alert(1))", "![x](http://e.com/x.png)",
+    "*bold* _it_ `code`", "back\\slash|", "line\nbreak\r", "<http://evil.com>", "&amp; &lt;", "~~strike~~", "x\\",
+]
+
+
+def test_hostile_strings_stay_one_inert_cell():
+    text = table(pl.DataFrame({"a": HOSTILE, "b": ["ok"] * len(HOSTILE)}), {"a": ("A", None), "b": ("B", None)})
+    html = markdown.markdown(text, extensions=["tables"])
+    assert html.count("<tr>") == len(HOSTILE) + 1 and html.count("<td>ok</td>") == len(HOSTILE)
+    for tag in ("<script", "<a ", "<img", "<em>", "<strong>", "<code>", "<del>"):
+        assert tag not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "[click](javascript:alert(1))" in html
+    assert "a|b" in html and "back\\slash|" in html and "~~strike~~" not in text  # GitHub's strikethrough, inert
+
+
+def test_escape_keeps_markdown_we_built():
+    assert escape(Md("[x](y.md)")) == "[x](y.md)"
+    assert escape(None) == "" and escape("plain text 1.5") == "plain text 1.5"
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "data:text/html,x", "ftp://e.com", "http//no", ""])
+def test_only_web_addresses_become_links(url):
+    assert link("x", url) == "x"
+
+
+def test_a_link_cannot_be_broken_out_of():
+    assert link("a]b", "https://e.com/p?q=1 )[x](javascript:y)<") == (
+        "[a\\]b](https://e.com/p?q=1%20%29[x]%28javascript:y%29%3C)".replace("[x]", "%5Bx%5D"))
+    html = markdown.markdown(link("a]b", "https://e.com/p?q=1 )[x](javascript:y)<"))
+    assert html.count("<a ") == 1 and 'href="https://e.com/p?q=1%20%29%5Bx%5D%28javascript:y%29%3C"' in html
+
+
+def test_source_references_link_to_their_files():
+    assert source_link("mlcommons/inference_results_v4.1@198fc46:closed/AMD/x.txt") == (
+        "[mlcommons/inference\\_results\\_v4.1@198fc46:closed/AMD/x.txt]"
+        "(https://github.com/mlcommons/inference_results_v4.1/blob/198fc46/closed/AMD/x.txt)")
+    assert source_link("owner/repo@abcdef1:dir/").endswith("(https://github.com/owner/repo/tree/abcdef1/dir/)")
+    assert source_link("sources/data/CATALOG.md (estimates)") == "sources/data/CATALOG.md (estimates)"
+
+
+def test_code_spans_fence_past_backticks():
+    assert code("a`b") == "``a`b``" and code("`x") == "`` `x ``"
+    assert markdown.markdown(code("<b>`x")) == "<p><code>&lt;b&gt;`x</code></p>"
+
+
+def test_formats():
+    assert fmt_hours(0.5) == "30 min" and fmt_hours(5) == "5.0 h" and fmt_hours(72) == "3.0 d"
+    assert fmt_usd(1234.5) == "$1,234" and fmt_usd(2.5) == "$2.50"
