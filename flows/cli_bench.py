@@ -23,6 +23,14 @@ def bench(
     in_memory: Annotated[
         bool, typer.Option("--in-memory", help="Build the warehouse in memory instead of a temporary DuckDB file.")
     ] = False,
+    backends: Annotated[
+        str | None,
+        typer.Option(
+            "--backends",
+            help="Warehouse kinds to recompute on, figures side by side: file, memory, ducklake-sqlite, "
+            "ducklake-duckdb (default file,ducklake-sqlite; --in-memory alone means memory).",
+        ),
+    ] = None,
     no_insertion_order: Annotated[
         bool, typer.Option("--no-insertion-order", help="SET preserve_insertion_order = false before the recompute.")
     ] = False,
@@ -37,19 +45,28 @@ def bench(
     """Recompute a synthetic warehouse of about N estimate rows; print rows/s and peak memory."""
     import json
 
-    from warehouse.bench import format_figures, run_bench
+    from warehouse.bench import format_figures, run_benches
+    from warehouse.bench_compare import format_side_by_side, parse_backends
 
     if estimates < 1:
         raise typer.BadParameter("--estimates must be at least 1")
-    figures = run_bench(
+    try:
+        names = parse_backends(backends or ("memory" if in_memory else "file,ducklake-sqlite"))
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--backends") from exc
+    results = run_benches(
         int(estimates),
+        names,
         threads=threads,
         memory_limit=memory_limit,
-        database="memory" if in_memory else "file",
         settings={"preserve_insertion_order": False} if no_insertion_order else None,
         workload_copies=workload_copies,
         platform_copies=platform_copies,
         profile=profile,
         workdir=workdir,
     )
-    typer.echo(json.dumps(figures, indent=2, default=str) if as_json else format_figures(figures))
+    if len(results) == 1:
+        (figures,) = results.values()
+        typer.echo(json.dumps(figures, indent=2, default=str) if as_json else format_figures(figures))
+    else:
+        typer.echo(json.dumps(results, indent=2, default=str) if as_json else format_side_by_side(results))

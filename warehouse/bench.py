@@ -36,6 +36,7 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.bench_compare import BACKENDS, copy_inputs, lake_location, storage_mb
 from warehouse.bench_scale import BENCH_DATE, Plan, load_base, plan_scale, scale
 
 
@@ -53,7 +54,9 @@ def run_bench(
 ) -> dict:
     """Build a warehouse of about `estimates` estimate rows, recompute it, return the figures.
 
-    `database` is "file" (a DuckDB file, like the nightly warehouse) or "memory".
+    `database` is "file" (a DuckDB file, like the nightly warehouse), "memory", or a DuckLake:
+    "ducklake-sqlite" / "ducklake-duckdb" (warehouse/bench_compare.py: built as a file, copied
+    into the lake untimed, recomputed on the lake).
     `threads` / `memory_limit` (DuckDB syntax, e.g. "3GB") and any other DuckDB `settings`
     are applied before anything runs; None keeps DuckDB's defaults, as the nightly run does.
     `profile=True` then runs the model files one by one on the same warehouse and adds their
@@ -61,10 +64,12 @@ def run_bench(
     """
     if estimates < 1:
         raise ValueError("estimates must be a positive number of rows")
-    if database not in ("file", "memory"):
-        raise ValueError("database must be 'file' or 'memory'")
+    if database not in BACKENDS:
+        raise ValueError(f"database must be one of {', '.join(BACKENDS)}")
+    lake = database.startswith("ducklake")
     with tempfile.TemporaryDirectory(prefix="gpucalc-bench-", dir=workdir) as tmp:
-        location = str(Path(tmp) / "bench.duckdb") if database == "file" else ":memory:"
+        name = "source.duckdb" if lake else "bench.duckdb"  # a lake's inputs are built in a file first
+        location = str(Path(tmp) / name) if database != "memory" else ":memory:"
         con = _connect(location, tmp, threads, memory_limit, settings)
         try:
             setup_started = time.perf_counter()
@@ -72,11 +77,20 @@ def run_bench(
             plan = plan_scale(con, estimates, workload_copies, platform_copies)
             scale(con, plan)
             con.execute("checkpoint")
+            if lake:  # the same scaled inputs, moved into a fresh lake
+                source, (uri, data_path) = con, lake_location(database, tmp)
+                con = _connect(uri, tmp, threads, memory_limit, settings, data_path)
+                copy_inputs(source, con)
+                source.close()
             setup_s = time.perf_counter() - setup_started
             figures = _measure_rebuild(con)
+            figures.update(_floor(con, figures["rows"]))
+            figures["floor_ratio"] = round(figures["seconds"] / max(figures["floor_seconds"], 1e-9), 1)
             figures.update(_describe(con, plan, estimates, database, setup_s))
             if database == "file":
                 figures["database_file_mb"] = _mb(os.path.getsize(location))
+            elif lake:
+                figures["database_file_mb"] = storage_mb(tmp)
             if profile:
                 figures["profile"] = profile_models(con)
         finally:
@@ -84,10 +98,15 @@ def run_bench(
     return figures
 
 
-def _connect(location, tmp, threads, memory_limit, settings) -> duckdb.DuckDBPyConnection:
+def run_benches(estimates: int, backends: list[str], **options) -> dict[str, dict]:
+    """The same bench on each backend in turn (one at a time: they would compete for the cores)."""
+    return {backend: run_bench(estimates, database=backend, **options) for backend in backends}
+
+
+def _connect(location, tmp, threads, memory_limit, settings, data_path=None) -> duckdb.DuckDBPyConnection:
     from warehouse import db
 
-    con = db.connect(location)
+    con = db.connect(location, data_path=data_path)
     con.execute("set enable_progress_bar = false")
     con.execute("set temp_directory = ?", [str(Path(tmp) / "spill")])
     if threads:
@@ -128,6 +147,21 @@ class _Sampler(threading.Thread):
         self.stop.set()
         self.join()
         self.cursor.close()
+
+
+def _floor(con: duckdb.DuckDBPyConnection, rows: int) -> dict:
+    """DuckDB's own floor on this machine, now, with the same settings: materialise as many rows
+    as the recompute produced, each four arithmetic expressions. The recompute's time over it
+    says how much the models cost beyond moving that many rows at all."""
+    started = time.perf_counter()
+    con.execute(
+        """create or replace temp table bench_floor as
+           select i * 1.5 as a, i / 7.0 as b, i % 13 as c, sqrt(i) as d from range(?) t(i)""",
+        [max(rows, 1)],
+    )
+    seconds = time.perf_counter() - started
+    con.execute("drop table bench_floor")
+    return {"floor_seconds": round(seconds, 3)}
 
 
 def _measure_rebuild(con: duckdb.DuckDBPyConnection) -> dict:
@@ -228,6 +262,8 @@ def format_figures(figures: dict) -> str:
         f"estimate rows      {figures['rows']:,} (target {figures['target']:,}, predicted "
         f"{figures['predicted_rows']:,})",
         f"recompute          {figures['seconds']:.2f} s wall, {figures['rows_per_s']:,} rows/s",
+        f"DuckDB floor       {figures['floor_seconds']:.2f} s to materialise as many rows of 4 arithmetic "
+        f"expressions: the recompute is {figures['seconds'] / max(figures['floor_seconds'], 1e-9):.1f}x that",
         f"full scan          {figures['full_scan_seconds']:.2f} s to read every estimate row and column once "
         "(estimate is a view)",
         f"peak RSS           {figures['peak_rss_mb']:,.0f} MB process "

@@ -35,14 +35,13 @@ def load_base(con: duckdb.DuckDBPyConnection) -> None:
     """The bundled catalog, benchmark results and price snapshot, as the nightly run has them."""
     from sources import bundled
     from sources.catalog import load_catalog
-    from warehouse.load import alias_map, resolve_gpu
+    from warehouse.identity import resolve_rows
 
     for table, frame in load_catalog().items():
         _insert(con, table, frame)
-    aliases = alias_map(con)
-    benchmarks = resolve_gpu(bundled.load_benchmark_results().rows, aliases).filter(pl.col("gpu").is_not_null())
+    benchmarks = resolve_rows(con, bundled.load_benchmark_results().rows).filter(pl.col("gpu").is_not_null())
     _insert(con, "benchmark_result", benchmarks.with_columns(pl.lit("bench").alias("run_id")))
-    prices = resolve_gpu(bundled.load_price_snapshot().rows, aliases).filter(pl.col("gpu").is_not_null())
+    prices = resolve_rows(con, bundled.load_price_snapshot().rows).filter(pl.col("gpu").is_not_null())
     prices = prices.with_columns(
         (pl.col("usd_per_instance_hour") / pl.col("gpus_per_instance")).alias("usd_per_gpu_hour"),
         pl.lit("bench").alias("run_id"),

@@ -1,0 +1,101 @@
+"""A real PostgreSQL server for the tests, from the Debian packages (`apt-get install -y postgresql`).
+
+Started once per test session on 127.0.0.1 and a free port, with its data and socket in a
+temporary folder, and stopped at the end. initdb refuses to run as root, so as root the
+server runs as the `postgres` user the package creates. Durability is off (fsync=off): the
+server lives for one test session.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class NoPostgres(Exception):
+    """No PostgreSQL server can be started here; the message says why."""
+
+
+@dataclass
+class PostgresServer:
+    root: Path
+    port: int
+    bin_dir: Path
+    run_as: list[str]
+    host: str = "127.0.0.1"
+    user: str = "postgres"
+
+    def conninfo(self, database: str) -> str:
+        """A libpq connection string, the form DuckLake's `ducklake:postgres:` takes."""
+        return f"host={self.host} port={self.port} user={self.user} dbname={database}"
+
+    def create_database(self, name: str) -> str:
+        import psycopg
+
+        with psycopg.connect(self.conninfo("postgres"), autocommit=True) as con:
+            con.execute(f'drop database if exists "{name}"')
+            con.execute(f'create database "{name}"')
+        return self.conninfo(name)
+
+    def stop(self) -> None:
+        subprocess.run([*self.run_as, str(self.bin_dir / "pg_ctl"), "-D", str(self.root / "data"), "-m", "immediate",
+                        "stop"], capture_output=True, timeout=60)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def start() -> PostgresServer:
+    bin_dir = _bin_dir()
+    run_as = _run_as()
+    root = Path(tempfile.mkdtemp(prefix="gpucalc-pg-"))
+    if run_as:
+        shutil.chown(root, "postgres")
+    server = PostgresServer(root, _free_port(), bin_dir, run_as)
+    _run(server, "initdb", "-D", str(root / "data"), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
+    options = f"-p {server.port} -k {root} -c listen_addresses={server.host} -c fsync=off -c max_connections=50"
+    _run(server, "pg_ctl", "-D", str(root / "data"), "-o", options, "-l", str(root / "server.log"), "-w", "-t", "60",
+         "start")
+    return server
+
+
+def _bin_dir() -> Path:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if found:
+        return Path(found[-1]).parent
+    initdb = shutil.which("initdb")
+    if initdb:
+        return Path(initdb).resolve().parent
+    raise NoPostgres("no PostgreSQL server binaries (apt-get install -y postgresql)")
+
+
+def _run_as() -> list[str]:
+    if os.geteuid() != 0:
+        return []
+    if not shutil.which("runuser"):
+        raise NoPostgres("running as root without runuser: initdb refuses root")
+    try:
+        import pwd
+
+        pwd.getpwnam("postgres")
+    except KeyError as exc:
+        raise NoPostgres("running as root and no postgres user to run the server as") from exc
+    return ["runuser", "-u", "postgres", "--"]
+
+
+def _run(server: PostgresServer, program: str, *args: str) -> None:
+    result = subprocess.run([*server.run_as, str(server.bin_dir / program), *args], capture_output=True, text=True,
+                            timeout=120)
+    if result.returncode != 0:
+        shutil.rmtree(server.root, ignore_errors=True)
+        raise NoPostgres(f"{program} failed: {(result.stderr or result.stdout).strip()[:300]}")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

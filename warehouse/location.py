@@ -1,0 +1,112 @@
+"""What `GPUCALC_WAREHOUSE` (or `--warehouse`) names: a DuckDB file, a DuckLake, or MotherDuck.
+
+One string says where the warehouse is, so it can travel as a plain value (a Prefect task
+parameter, an environment variable on another worker):
+
+    /srv/gpucalc/warehouse.duckdb          a DuckDB file (the default: <data-dir>/warehouse.duckdb)
+    ducklake:/srv/gpucalc/catalog.ducklake a DuckLake whose catalog is a DuckDB file
+    ducklake:sqlite:/srv/gpucalc/cat.sqlite a DuckLake with a SQLite catalog (many local processes)
+    ducklake:postgres:host=db dbname=lake  a DuckLake with a PostgreSQL catalog (many machines)
+    md:gpucalc                              a MotherDuck database (token from $motherduck_token)
+
+Parsing is pure (no DuckDB, no files touched): relative file paths are made absolute here,
+once, so every process and worker that receives the string means the same file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+FILE, MEMORY, DUCKLAKE, MOTHERDUCK = "file", "memory", "ducklake", "motherduck"
+CATALOG_KINDS = ("duckdb", "sqlite", "postgres")
+
+
+class BadWarehouse(ValueError):
+    """A warehouse setting gpucalc cannot use; the message is one sentence saying why."""
+
+
+@dataclass(frozen=True)
+class Location:
+    kind: str  # file | memory | ducklake | motherduck
+    target: str  # file path; DuckLake catalog (path or connection string); MotherDuck database
+    catalog: str | None = None  # DuckLake only: duckdb | sqlite | postgres
+
+    @property
+    def uri(self) -> str:
+        """The canonical spelling: what settings hand around and what messages show."""
+        if self.kind == DUCKLAKE:
+            return "ducklake:" + (self.target if self.catalog == "duckdb" else f"{self.catalog}:{self.target}")
+        if self.kind == MOTHERDUCK:
+            return f"md:{self.target}"
+        return self.target
+
+    @property
+    def local_file(self) -> Path | None:
+        """The one local DuckDB file whose copy-and-swap keeps readers out of a writer's way.
+
+        A DuckDB file warehouse, or the DuckDB catalog file of a DuckLake: both allow a single
+        process at a time, so readers get the published copy (warehouse/write_session.py).
+        """
+        if self.kind == FILE or (self.kind == DUCKLAKE and self.catalog == "duckdb"):
+            return Path(self.target)
+        return None
+
+    @property
+    def catalog_file(self) -> Path | None:
+        """A DuckLake catalog that lives in a local file (DuckDB or SQLite), else None."""
+        return Path(self.target) if self.kind == DUCKLAKE and self.catalog != "postgres" else None
+
+    @property
+    def is_lake(self) -> bool:
+        return self.kind == DUCKLAKE
+
+    def describe(self) -> str:
+        if self.kind == DUCKLAKE:
+            if self.catalog == "postgres":
+                return "the DuckLake warehouse with a PostgreSQL catalog"
+            return f"the DuckLake warehouse with the {self.catalog} catalog {self.target}"
+        if self.kind == MOTHERDUCK:
+            return f"the MotherDuck database {self.target}"
+        return f"the warehouse {self.target}"
+
+
+def parse(value: str) -> Location:
+    """Read a warehouse setting; a spelling gpucalc cannot use raises BadWarehouse."""
+    text = value.strip()
+    if not text:
+        raise BadWarehouse("the warehouse setting is empty: give a DuckDB file, ducklake:<catalog> or md:<database>")
+    if text == ":memory:":
+        return Location(MEMORY, text)
+    if text.startswith(("md:", "motherduck:")):
+        database = text.split(":", 1)[1]
+        if not database or database.startswith("?"):
+            raise BadWarehouse(f"{text}: name the MotherDuck database, e.g. md:gpucalc")
+        return Location(MOTHERDUCK, database)
+    if text.startswith("ducklake:"):
+        return _ducklake(text, text.removeprefix("ducklake:"))
+    if "://" in text:
+        raise BadWarehouse(
+            f"{text} is not a warehouse gpucalc can write: for object storage use a DuckLake, "
+            "ducklake:<catalog> with GPUCALC_LAKE_DATA_PATH set to the bucket"
+        )
+    return Location(FILE, _absolute(text))
+
+
+def _ducklake(text: str, catalog: str) -> Location:
+    kind, _, rest = catalog.partition(":")
+    if kind in ("postgres", "postgresql"):
+        if not rest.strip():
+            raise BadWarehouse(f"{text}: give the PostgreSQL connection, e.g. ducklake:postgres:dbname=lake host=db")
+        return Location(DUCKLAKE, rest.strip(), "postgres")
+    if kind in ("sqlite", "duckdb") and rest:
+        return Location(DUCKLAKE, _absolute(rest), kind)
+    if kind in ("mysql",):
+        raise BadWarehouse(f"{text}: gpucalc supports DuckLake catalogs in DuckDB, SQLite or PostgreSQL")
+    if not catalog:
+        raise BadWarehouse(f"{text}: name the catalog, e.g. ducklake:sqlite:data/catalog.sqlite")
+    return Location(DUCKLAKE, _absolute(catalog), "duckdb")
+
+
+def _absolute(path: str) -> str:
+    return str(Path(path).expanduser().resolve())
