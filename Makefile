@@ -18,7 +18,7 @@ run: $(STAMP)
 	$(BIN)/gpucalc run --offline
 
 test: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check flows sources warehouse reports tests
