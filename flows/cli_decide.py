@@ -108,9 +108,14 @@ def _reader_or_bundled(data_dir, warehouse):
 @app.command()
 def serve(
     model: Annotated[str, typer.Option(help="Model id from the catalog, e.g. llama2-70b or deepseek-r1.")],
-    demand: Annotated[float, typer.Option(help="Output tokens per second the fleet must sustain.")],
     input_len: Annotated[float, typer.Option("--input-len", help="Mean prompt tokens per request.")],
     output_len: Annotated[float, typer.Option("--output-len", help="Mean generated tokens per request.")],
+    demand: Annotated[
+        float | None, typer.Option(help="Output tokens per second the fleet must sustain (or --requests-per-s).")
+    ] = None,
+    requests_per_s: Annotated[
+        float | None, typer.Option("--requests-per-s", help="Requests per second instead: x --output-len tokens each.")
+    ] = None,
     ttft_ms: Annotated[float | None, typer.Option("--ttft-ms", help="99th-percentile time to first token, ms.")] = None,
     tpot_ms: Annotated[
         float | None, typer.Option("--tpot-ms", help="99th-percentile time per output token, ms.")
@@ -139,7 +144,10 @@ def serve(
 
     try:
         decide.bases(pricing)
-        job = decide.Demand(model, demand, input_len, output_len, ttft_ms, tpot_ms, dtype)
+        if (demand is None) == (requests_per_s is None):
+            raise decide.DecideError("give the demand once: --demand TOKENS/S or --requests-per-s N")
+        tokens_per_s = demand if demand is not None else requests_per_s * output_len
+        job = decide.Demand(model, tokens_per_s, input_len, output_len, ttft_ms, tpot_ms, dtype)
         job.check()
         ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)

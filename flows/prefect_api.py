@@ -56,6 +56,9 @@ def _start_server(port: int) -> subprocess.Popen:
         "PREFECT_UI_ENABLED": "0",
         "PREFECT__SERVER_EPHEMERAL": "1",
         "PREFECT__SERVER_FINAL": "1",
+        # no telemetry heartbeat: it phones Prefect's servers, and two runs' servers writing it
+        # to the shared Prefect database at once print a "database is locked" traceback
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "0",
     }
     command = [sys.executable, "-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent), "--factory",
                "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(port),

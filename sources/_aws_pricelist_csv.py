@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sources._aws_pricelist_types import GPU_LINE, SOURCE, keep
 from sources.base import SourceError
-from sources.records import Rejects
+from sources.records import Rejects, csv_rows
 
 PREAMBLE = 5  # FormatVersion, Disclaimer, Publication Date, Version, OfferCode
 REQUIRED = (
@@ -36,23 +36,11 @@ class Offer:
         reader = csv.reader(lines, strict=True)
         for _ in range(PREAMBLE + 1):
             next(reader)
-        width, row_no = len(self.header), 0
-        while True:
-            try:
-                values = next(reader, None)
-            except csv.Error as exc:  # broken quoting: that row is lost, the rest still reads
-                row_no += 1
-                rejects.add(row_no, "malformed_row", f"row {row_no}: not well-formed CSV ({exc})")
-                reader = csv.reader(lines, strict=True)
-                continue
-            if values is None:
-                return
-            row_no += 1
-            if len(values) != width:
-                detail = f"row {row_no}: {len(values)} fields, header has {width}"
-                rejects.add(row_no, "malformed_row", detail, {"values": values[: width + 5]})
-                continue
-            yield row_no, dict(zip(self.header, values, strict=True))
+        for row_no, values, problem in csv_rows(lines, len(self.header), reader):
+            if problem:
+                rejects.add(row_no, "malformed_row", f"row {row_no}: {problem}", {"values": values} if values else {})
+            elif values:
+                yield row_no, dict(zip(self.header, values, strict=True))
 
 
 def check_preamble(name: str, first: list[str]) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sources.base import Payload, SourceError
-from sources.records import Rejects
+from sources.records import Rejects, csv_rows
 from sources.rows import RowProblem, gpu_count, memory_gb, number, usd_per_hour
 
 SOURCE = "skypilot"
@@ -41,27 +41,11 @@ class Table:
         lines = iter(io.StringIO(self.text, newline=""))
         reader = csv.reader(lines, strict=True)
         next(reader)  # the header
-        row_no = 0
-        while True:
-            try:
-                values = next(reader, None)
-            except csv.Error as exc:  # broken quoting: that row is lost, the rest still reads
-                row_no += 1
-                if rejects is not None:
-                    rejects.add(row_no, "malformed_row", f"row {row_no}: not well-formed CSV ({exc})")
-                reader = csv.reader(lines, strict=True)
-                continue
-            if values is None:
-                return
-            row_no += 1
-            if not values:
-                continue
-            if len(values) != width:
-                if rejects is not None:
-                    detail = f"row {row_no}: {len(values)} fields, header has {width}"
-                    rejects.add(row_no, "malformed_row", detail, {"values": values[: width + 5]})
-                continue
-            yield row_no, {k: v.strip() for k, v in zip(self.header, values, strict=True)}
+        for row_no, values, problem in csv_rows(lines, width, reader):
+            if problem and rejects is not None:
+                rejects.add(row_no, "malformed_row", f"row {row_no}: {problem}", {"values": values} if values else {})
+            elif values and not problem:
+                yield row_no, {k: v.strip() for k, v in zip(self.header, values, strict=True)}
 
 
 def read_table(payload: Payload) -> Table:

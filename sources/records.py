@@ -122,25 +122,41 @@ def _csv(source, url, text, required, known, lowercase) -> Iterator[Record]:
         raise SourceError(source, f"{url}: CSV header problem (unknown columns {unknown}, missing {missing})")
     if len(set(header)) != len(header):
         raise SourceError(source, f"{url}: CSV header names a column twice ({', '.join(header)})")
+    for number, values, problem in csv_rows(feed, len(header), reader):
+        if problem:
+            yield Record(number, {"values": values} if values else {},
+                         ("malformed_row", f"{problem} (a decimal comma, or a comma inside an unquoted value?)"
+                          if values else problem))
+            continue
+        record = dict(zip(header, map(str.strip, values), strict=True))
+        yield Record(number, record, ("possibly_truncated", TRUNCATED) if lines.cut else None)
+
+
+def csv_rows(lines: Iterator[str], width: int, reader=None) -> Iterator[tuple[int, list[str], str | None]]:
+    """Every row of a CSV stream after its header as (1-based number, fields, problem).
+
+    A row is never cut or padded to fit: one whose quoting is broken (the reader starts again
+    on the next line) or whose width is not the header's comes with the problem in words and
+    at most its first width + 5 fields. Blank lines come as empty rows, without a problem.
+    `reader`: a csv.reader already past the header over the same `lines`.
+    """
+    reader = reader or csv.reader(lines, strict=True)
     number = 0
     while True:
         try:
             values = next(reader, None)
-        except csv.Error as exc:  # broken quoting: this record is lost, the reader goes on
+        except csv.Error as exc:
             number += 1
-            yield Record(number, {}, ("malformed_row", f"is not well-formed CSV ({exc})"))
-            reader = csv.reader(feed, strict=True)
+            yield number, [], f"is not well-formed CSV ({exc})"
+            reader = csv.reader(lines, strict=True)
             continue
         if values is None:
             return
         number += 1
-        if len(values) != len(header):
-            problem = ("malformed_row", f"has {len(values)} fields, the header has {len(header)} "
-                       "(a decimal comma, or a comma inside an unquoted value?)")
-            yield Record(number, {"values": values[:len(header) + 5]}, problem)
+        if values and len(values) != width:
+            yield number, values[: width + 5], f"has {len(values)} fields, the header has {width}"
             continue
-        record = dict(zip(header, map(str.strip, values), strict=True))
-        yield Record(number, record, ("possibly_truncated", TRUNCATED) if lines.cut else None)
+        yield number, values, None
 
 
 def _keys(value: dict, lowercase: bool) -> dict:

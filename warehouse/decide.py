@@ -37,9 +37,9 @@ class Demand:
     scenario: str = "Server"  # Poisson arrivals: requests in flight vary
 
     def check(self) -> None:
-        for name in ("tokens_per_s", "input_len", "output_len"):
+        for name, flag in (("tokens_per_s", "--demand"), ("input_len", "--input-len"), ("output_len", "--output-len")):
             if not getattr(self, name) > 0:
-                raise DecideError(f"--{name.replace('_', '-')} must be above zero, got {getattr(self, name):g}")
+                raise DecideError(f"{flag} must be above zero, got {getattr(self, name):g}")
         for name in ("ttft_ms", "tpot_ms"):
             value = getattr(self, name)
             if value is not None and not value > 0:

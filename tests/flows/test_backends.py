@@ -1,8 +1,9 @@
 """The warehouse on every backend: a DuckDB file, DuckLake with a SQLite catalog, DuckLake with a
 PostgreSQL catalog (a real server, tests/pg_server.py). The same commands, the same answers.
 
-One night is built per backend (module scope; on DuckLake+SQLite through the real Prefect flow,
-which also publishes the report from the lake) and every test runs on each. A lake write costs
+One night is built per backend (module scope; the DuckDB file's is a copy of the session's
+bundled night; on DuckLake+SQLite through the real Prefect flow, which also publishes the
+report from the lake) and every test runs on each. A lake write costs
 several times a file write (every statement reads the lake's catalog), so the writes are few:
 the night, an ingest and a replay while a reader holds the warehouse (with PostgreSQL, a second
 ingest from another process at the same time).
@@ -11,6 +12,7 @@ ingest from another process at the same time).
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -49,7 +51,9 @@ def night(request, tmp_path_factory) -> Night:
         warehouse = f"ducklake:sqlite:{data / 'catalog.sqlite'}"
     else:
         warehouse = "ducklake:postgres:" + request.getfixturevalue("postgres_server").create_database("night")
-    if kind == "ducklake-sqlite":  # one real Prefect flow run on a lake: fetch-free night, report included
+    if kind == "file":  # the session's bundled night is this backend's night: a copy of it
+        shutil.copytree(request.getfixturevalue("offline_data"), data, dirs_exist_ok=True)
+    elif kind == "ducklake-sqlite":  # one real Prefect flow run on a lake: fetch-free night, report included
         from flows.nightly import nightly
 
         request.getfixturevalue("prefect_harness")

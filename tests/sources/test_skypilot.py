@@ -195,7 +195,7 @@ def test_empty_body_raises_and_a_short_row_is_rejected():
     body = (FIXTURES / "skypilot" / "vast_vms.csv").read_bytes() + b"3x-H200,H200,3\r\n"
     parsed = skypilot.parse(payload("vast_vms.csv", "vast", body), DAY)
     assert [(r.rule, r.detail) for r in parsed.rejects] == [
-        ("malformed_row", "row 3: 3 fields, header has 9")
+        ("malformed_row", "row 3: has 3 fields, the header has 9")
     ]
 
 

@@ -170,3 +170,22 @@ def test_every_published_serving_estimate_meets_its_latency_limits(con):
         assert ttft <= ttft_limit + 1e-9, workload
         # and the published throughput is no more than its streams deliver at that pace
         assert tokens_per_s <= batch * dp * 1000 / tpot * (1 + 1e-9), workload
+
+
+def test_every_bundled_serving_estimate_meets_its_latency_limits(offline_data):
+    """The same check on the warehouse `gpucalc run --offline` builds: what is published holds."""
+    import duckdb
+
+    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
+    try:
+        rows = con.execute(
+            """select t.workload_id, t.platform_id, t.n_gpus, t.tpot_ms, t.ttft_ms, w.tpot_ms, w.ttft_ms
+               from topology_estimate t join workload w using (workload_id)
+               where t.kind = 'serving' and t.fits and w.tpot_ms is not null"""
+        ).fetchall()
+    finally:
+        con.close()
+    assert len(rows) > 100
+    for workload, platform, n_gpus, tpot, ttft, tpot_limit, ttft_limit in rows:
+        assert 1000 / tpot >= 1000 / tpot_limit - 1e-9, (workload, platform, n_gpus, tpot)
+        assert ttft <= ttft_limit + 1e-9, (workload, platform, n_gpus, ttft)

@@ -1,4 +1,5 @@
--- serving_batch: every serving layout x batch, timed per GPU and op by op (each op its own
+-- serving_batch: every serving layout x batch that fits in memory (and batch 1 of every
+-- layout, to say why when none does), timed per GPU and op by op (each op its own
 -- roofline, then summed; modeling.md §2), with its memory fit. Computed once, at the
 -- documented efficiencies; serving_choice applies a calibration factor and the latency limits.
 --
@@ -106,7 +107,7 @@ per_gpu as (
         attn_layers * kv_dim_per_layer * kv_bytes as kv_bytes_per_token
     from sized
 ),
-timed as (
+held as (
     select
         *,
         -- weights in GB: parameters (billions) x bytes, as this GPU holds them; the drafter rides
@@ -116,7 +117,18 @@ timed as (
             + draft_params / 1e9 * dense_wbytes * (case when family = 'ep' then expert_share else dense_share end)
             as weights_gb,
         (b_attn * mean_ctx * kv_bytes_per_token / (pp * least(tp, kv_tp_shards))
-         + b_attn * state_mb_per_seq * 1e6 / (tp * pp)) / 1e9 as kv_gb,
+         + b_attn * state_mb_per_seq * 1e6 / (tp * pp)) / 1e9 as kv_gb
+    from per_gpu
+),
+fitting as (
+    -- a batch that does not fit in memory is never chosen, so only batch 1 of such a layout is
+    -- timed (to say why nothing fits); this drops most of the grid for the largest models
+    select * from held
+    where b_gpu = 1 or weights_gb + kv_gb <= memory_usable_gb * assume('memory_headroom')
+),
+timed as (
+    select
+        *,
         -- always-active GEMMs: every GPU of the replica shares the step's tokens
         2.0 * dense_params_b * 1e9 * step_tokens / replica_gpus
             / (dense_peak_tflops * 1e12 * dense_serve_eff * decode_factor) as t_dense_compute_s,
@@ -164,7 +176,7 @@ timed as (
                                 / (a2a_gbs * 1e9) + a2a_latency_s)
              else 2.0 * layers / pp * allreduce_s(input_len * hidden * 2.0, tp, tp_gbs, tp_hop_s) end
             as t_prefill_comm_s
-    from per_gpu
+    from fitting
 ),
 prefilled as (
     select

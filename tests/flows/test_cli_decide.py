@@ -1,0 +1,67 @@
+"""`gpucalc compare` and `gpucalc serve` on the bundled night, as a user types them.
+
+The numbers behind each choice are worked by hand in tests/warehouse/test_decisions.py; here
+the commands: every choice on one stated price basis, a demand given as requests per second
+is the same job as its tokens per second, and bad input is one sentence with exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+
+BASES = {"on_demand", "spot", "reserved_1y", "reserved_3y", "owned"}
+LLAMA = ["serve", "--model", "llama2-70b", "--input-len", "1024", "--output-len", "500", "--ttft-ms", "2000",
+         "--tpot-ms", "50"]
+
+
+def gpucalc(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_compare_sets_two_platforms_side_by_side_each_choice_on_one_basis(offline_data):
+    result = gpucalc("compare", "deepseek-r1-mtp", "--platforms", "gb200-nvl72,hgx-b200-8", "--json",
+                     "--data-dir", str(offline_data))
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    choices = answer["choices"]
+    assert {c["platform_id"] for c in choices if c["platform_id"]} == {"gb200-nvl72", "hgx-b200-8"}
+    rented = [c for c in choices if c["choice"] != "managed API"]
+    assert rented and all(c["pricing"] in BASES for c in rented)
+    # cost per *accepted* token: the fleet's dollars per hour over the tokens it keeps
+    for c in rented:
+        assert c["token_unit"].startswith("accepted")
+        fleet_tokens_per_hour = answer["workload"]["demand_tokens_per_s"] * 3600
+        assert c["usd_per_mtok"] == pytest.approx(c["usd_per_hour"] / fleet_tokens_per_hour * 1e6, rel=1e-9)
+    # the buy line says when owning beats renting the same layout on demand
+    bought = [c for c in rented if c["pricing"] == "owned" and c["platform_id"] == "hgx-b200-8"]
+    assert bought and 0 < bought[0]["break_even_utilization"] < 1
+
+
+def test_a_demand_in_requests_per_second_is_the_same_job(offline_data):
+    by_requests = gpucalc(*LLAMA, "--requests-per-s", "10", "--json", "--data-dir", str(offline_data))
+    by_tokens = gpucalc(*LLAMA, "--demand", "5000", "--json", "--data-dir", str(offline_data))
+    assert by_requests.exit_code == 0 and by_tokens.exit_code == 0, by_requests.output
+    assert json.loads(by_requests.output)["choices"] == json.loads(by_tokens.output)["choices"]
+    text = gpucalc(*LLAMA, "--demand", "5000", "--pricing", "on_demand", "--data-dir", str(offline_data))
+    assert "Rent on-demand (cheapest)" in text.output and "per million output tokens" in text.output
+    assert "[spot]" not in text.output and "[owned]" not in text.output
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--demand", "5000", "--requests-per-s", "10"], "give the demand once"),
+        ([], "give the demand once"),
+        (["--demand", "0"], "--demand must be above zero, got 0"),
+        (["--demand", "5000", "--dtype", "int3"], "--dtype 'int3': use fp4, fp8 or bf16"),
+    ],
+)
+def test_serve_refuses_what_it_cannot_answer_in_one_sentence(offline_data, args, says):
+    result = gpucalc(*LLAMA, *args, "--data-dir", str(offline_data))
+    assert result.exit_code == 2 and says in result.output, result.output
+    assert "Traceback" not in result.output
