@@ -28,6 +28,9 @@ def _catalog():
         # the 1B toy drafts one token per step and 1.5 tokens are accepted per step
         dict(JOB, workload_id="toy-demand-spec", name="toy demand, speculative", spec_draft_len=1.0,
              spec_accept_len=1.5, consumer_model_id="toy-1b", token_unit="accepted output tokens"),
+        # twice the demand under a 30 ms TPOT: the limit binds, so prompts are better run apart
+        dict(JOB, workload_id="toy-demand-tpot", name="toy demand, 30 ms TPOT", token_unit="output tokens",
+             tpot_ms=30.0, demand_tokens_per_s=2 * DEMAND, total_tokens=2 * DEMAND * 3600),
     ]
     catalog["workload"] = pl.concat(
         [catalog["workload"], pl.DataFrame(jobs, schema_overrides=catalog["workload"].schema)], how="diagonal_relaxed"
@@ -90,6 +93,24 @@ def test_speculative_decoding_is_priced_per_accepted_token(built):
     assert row["token_unit"] == "accepted output tokens"
     # ceil(10,000 / 5,571.2) = 2 toy GPUs: 2 USD/h per 36 M accepted tokens, against 3 without drafting
     assert (row["fleet_gpus"], row["usd_per_mtok"]) == (2, pytest.approx(2 / 36))
+
+
+def test_prefill_runs_apart_when_that_needs_fewer_gpus_for_the_demand(built):
+    # Per step at batch b on one toy GPU: weights 10 ms, KV cache 1.2e-4 x b s, and colocated the
+    # prefill of arriving prompts, 0.0408 s each, one per 1000 steps: 4.08e-5 x b s.
+    # Colocated under 30 ms: b = 96 (128 takes 30.58 ms): 96 / 25.437 ms = 3,774.1 tokens/s,
+    #   ceil(20,000 / 3,774.1) = 6 GPUs.
+    # Disaggregated, decode only: b = 128 (192 takes 33.04 ms): 128 / 25.36 ms = 5,047.3 tokens/s,
+    #   ceil(20,000 / 5,047.3) = 4 GPUs; prompts: 20 requests/s x 0.0408 s at 100% = 0.816 GPU
+    #   -> 1 more. 5 GPUs beat 6.
+    row = best(built, "toy-demand-tpot", "on_demand")
+    assert row["tokens_per_s"] == pytest.approx(128 / (0.01 + 1.2e-4 * 128))
+    assert "prefill disaggregated onto 1 GPU" in row["layout"]
+    assert (row["deployments"], row["fleet_gpus"], row["instances"]) == (4, 5, 5)
+    assert row["usd_per_hour"] == pytest.approx(5.0)
+    assert row["usd_per_mtok"] == pytest.approx(5 / 72)
+    # without the limit the colocated fleet is as small (3 GPUs either way), and it is kept
+    assert "disaggregated" not in best(built, "toy-demand", "on_demand")["layout"]
 
 
 def test_buying_states_the_utilisation_at_which_it_beats_renting(built):

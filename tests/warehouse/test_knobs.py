@@ -24,6 +24,7 @@ MOVED_TO = {
     "a2a_network_latency_s": 1e-3,
     "poisson_z": 2.33,  # the toy has no arrival noise
     "consumer": 0.2,  # the toy's drafters keep up with the targets: slow them until they cannot
+    "disagg_prefill_utilization": 10.0,  # prompts nearly free apart: the disaggregated fleet wins
 }
 SIGNATURE = """
     select (select list(tokens_per_s order by tokens_per_s) from topology_estimate),
@@ -58,6 +59,12 @@ def toy():
     con.execute(
         """insert into workload select * replace ('toy-full' as workload_id, 'finetune_full' as kind)
            from workload where workload_id = 'toy-pretrain'"""
+    )
+    # a serving job with a demand and a TPOT limit that binds (fleets, disaggregation)
+    con.execute(
+        """insert into workload select * replace ('moe-demand' as workload_id, 260000.0 as demand_tokens_per_s,
+                                                  'job' as purpose, 20.0 as tpot_ms)
+           from workload where workload_id = 'moe-server'"""
     )
     rebuild_estimates(con, "base", RUN.run_date)
     yield con, con.execute(SIGNATURE).fetchone()

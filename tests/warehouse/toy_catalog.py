@@ -190,6 +190,7 @@ TOY = {
             "min_backtest_points": 5,
             "mlperf_min_duration_s": 600,
             "spot_restart_overhead": 0.10,
+            "disagg_prefill_utilization": 1.0,
         }.items()
     ],
 }

@@ -29,10 +29,15 @@ with layouts as (
       and ep.ep <= least(w.experts, p.gpus_per_node * p.max_nodes)
 ),
 batched as (
-    select l.*, g.b_gpu, case when l.family = 'ep' then g.b_gpu * l.ep else g.b_gpu end as b
+    select l.*, g.b_gpu, case when l.family = 'ep' then g.b_gpu * l.ep else g.b_gpu end as b, d.disagg
     from layouts l
     cross join (values (1), (2), (4), (8), (16), (24), (32), (48), (64), (96), (128), (192), (256),
                        (384), (512), (768), (1024), (1536), (2048), (3072), (4096)) g(b_gpu)
+    -- a job with a demand may also run disaggregated: prompts on prefill GPUs of their own,
+    -- the replica only decodes (the MLPerf definitions are measured colocated)
+    cross join (values (false), (true)) d(disagg)
+    where not d.disagg
+       or (select coalesce(w.demand_tokens_per_s, 0) > 0 from workload_spec w where w.workload_id = l.workload_id)
 ),
 sized as (
     select
@@ -42,6 +47,7 @@ sized as (
         case when g.family = 'ep' then g.b_gpu else g.b end as b_attn,
         pw.dtype, pw.run_dtype, pw.peak_tflops, pw.serve_eff, pw.wide_peak_tflops, pw.wide_serve_eff,
         w.scenario, w.input_len, w.output_len, w.ttft_ms, w.tpot_ms, w.total_tokens, w.token_unit,
+        w.demand_tokens_per_s,
         -- speculative decoding: the target verifies k + 1 tokens per sequence per step and
         -- keeps accept_len of them; the drafter (consumer model) drafts the block in one pass
         coalesce(w.spec_accept_len, 1.0) as accept_len,
@@ -83,6 +89,9 @@ sized as (
              else p.network_gbs * p.network_eff end as a2a_gbs,
         case when g.ep <= p.scaleup_domain_gpus then assume('a2a_latency_s')
              else assume('a2a_network_latency_s') end as a2a_latency_s,
+        -- where the prefill GPUs' KV cache reaches the decode GPUs: the network, or inside a
+        -- single box over its host link
+        coalesce(nullif(p.network_gbs * p.network_eff, 0), p.host_gbs * p.host_eff) as kv_link_gbs,
         -- the context an in-flight sequence holds on average: its prompt plus half its output,
         -- with long outputs weighted by the longer time they stay in the batch
         -- (E[L^2] / 2E[L] = mean x (1 + cv^2) / 2)
@@ -200,8 +209,12 @@ prefilled as (
 stepped as (
     select
         *,
-        -- with continuous batching each step also carries the prefill of arriving requests
-        (b * t_prefill_share_s + b_attn * t_prefill_comm_s) / (output_len / accept_len) as t_prefill_load_s
+        -- with continuous batching each step also carries the prefill of arriving requests;
+        -- disaggregated, the prompts run elsewhere and their KV cache arrives over the network
+        case when disagg then 0
+             else (b * t_prefill_share_s + b_attn * t_prefill_comm_s) / (output_len / accept_len) end
+            as t_prefill_load_s,
+        case when disagg then input_len * kv_bytes_per_token / (kv_link_gbs * 1e9) else 0 end as t_kv_transfer_s
     from prefilled
 ),
 sized_up as (
@@ -213,7 +226,8 @@ sized_up as (
     from stepped
 )
 select
-    workload_id, platform_id, gpu_id, dtype, run_dtype, family, tp, pp, ep, b, b_gpu, replica_gpus,
+    workload_id, platform_id, gpu_id, dtype, run_dtype, family, tp, pp, ep, b, b_gpu, replica_gpus, disagg,
+    input_len, demand_tokens_per_s, t_prefill_work_s, t_kv_transfer_s,
     gpus_per_node, scaleup_domain_gpus, node_power_kw, memory_usable_gb,
     scenario, ttft_ms, tpot_ms, total_tokens, token_unit, output_len, output_len_cv, max_output_len, samples, accept_len,
     serve_eff * decode_factor as compute_eff,

@@ -17,7 +17,8 @@ factored as (
         d.*,
         -- calibration scales every step: a slower-than-modelled platform needs a smaller batch
         (d.t_decode_s + d.t_prefill_load_s) / coalesce(f.factor, 1.0) as t_step_s,
-        (d.t_prefill_s + d.t_decode_s) / coalesce(f.factor, 1.0) as ttft_s
+        (d.t_prefill_s + d.t_decode_s) / coalesce(f.factor, 1.0) + d.t_kv_transfer_s as ttft_s,
+        d.t_prefill_work_s / coalesce(f.factor, 1.0) as t_prompt_gpu_s
     from deployed d
     left join serving_factor f
       on f.workload_id = d.workload_id and f.platform_id = d.platform_id and f.n_gpus = d.n_gpus
@@ -29,7 +30,12 @@ limited as (
         fits_memory and (tpot_ms is null or t_step_s / accept_len <= tpot_ms / 1000.0)
             and (ttft_ms is null or ttft_s <= ttft_ms / 1000.0) as fits,
         not fits_memory as over_memory,
-        b * accept_len / t_step_s * occupancy as replica_tokens_per_s
+        b * accept_len / t_step_s * occupancy as replica_tokens_per_s,
+        -- disaggregated: prefill GPU-seconds per output token (each prompt takes t_prompt_gpu_s
+        -- of one GPU), at disagg_prefill_utilization so queued prompts still meet TTFT
+        -- (DistServe, OSDI 2024, sizes prefill instances for that SLO, not for full load)
+        case when disagg then t_prompt_gpu_s / output_len / assume('disagg_prefill_utilization') else 0 end
+            as prefill_gpu_s_per_token
     from factored
 ),
 per_layout as (
@@ -40,7 +46,7 @@ per_layout as (
                                                               else mem_per_gpu_gb end, b := b)) as row,
         min(t_step_s / accept_len) as t_token_alone_s
     from limited l
-    group by workload_id, platform_id, dtype, family, tp, pp, ep
+    group by workload_id, platform_id, dtype, family, tp, pp, ep, disagg
 ),
 best as (
     select
@@ -67,11 +73,15 @@ chosen as (
         case when family = 'ep'
              then 'ep' || ep || ' attention dp' || ep || ', batch ' || b_gpu || '/GPU'
              else 'tp' || tp || ' pp' || pp || ', batch ' || b
-        end as replica_layout,
+        end || disagg_note as replica_layout,
         case when family = 'ep'
              then 'ep' || ep || ' attention dp' || ep || ' x' || replicas || ' replicas, batch ' || b_gpu || '/GPU'
              else 'tp' || tp || ' pp' || pp || ' x' || replicas || ' replicas, batch ' || b
-        end as layout,
+        end || disagg_note as layout,
+        disagg,
+        prefill_gpu_s_per_token,
+        replica_gpus,
+        demand_tokens_per_s,
         -- GPUs that must share one scale-up domain (an instance must hold them)
         case when family = 'ep' then least(ep, scaleup_domain_gpus) else tp end as scaleup_group,
         run_dtype, compute_eff, t_compute_s, t_memory_s, t_comm_s,
@@ -94,10 +104,23 @@ chosen as (
             else 1.0 end as tokens_per_s,
         total_tokens,
         node_power_kw / gpus_per_node as kw_per_gpu
-    from best
+    from (select *, case when disagg then ', prefill disaggregated' else '' end as disagg_note from best)
+),
+ranked as (
+    select
+        c.*,
+        -- a job with a demand takes the layout whose fleet needs the fewest GPUs: whole
+        -- replicas for the decode rate, and whole replicas of prefill GPUs when disaggregated
+        case when demand_tokens_per_s > 0 and fits and tokens_per_s > 0
+             then ceil(demand_tokens_per_s / (tokens_per_s / greatest(dp, 1))) * replica_gpus
+                  + ceil(demand_tokens_per_s * prefill_gpu_s_per_token / replica_gpus) * replica_gpus
+        end as demand_fleet_gpus
+    from chosen c
 )
 -- ties go to the first layout by name, so the same inputs always give the same choice
-select unnest(arg_min(c, struct_pack(unfit := not fits, cost := case when fits then -tokens_per_s else mem_per_gpu_gb end,
+-- (on equal fleets the simpler colocated deployment)
+select unnest(arg_min(c, struct_pack(unfit := not fits, fleet := coalesce(demand_fleet_gpus, 0), disagg := disagg,
+                                     cost := case when fits then -tokens_per_s else mem_per_gpu_gb end,
                                      layout := layout)))
-from chosen c
+from ranked c
 group by workload_id, platform_id, dtype, n_gpus;

@@ -28,7 +28,12 @@ sized as (
                   else 1 end as integer) as deployments,
         case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then w.demand_tokens_per_s
              else t.tokens_per_s * t.rate_factor end as served_tokens_per_s,
-        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then w.demand_tokens_per_s end as demand_tokens_per_s
+        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then w.demand_tokens_per_s end as demand_tokens_per_s,
+        -- a disaggregated fleet adds whole replicas' worth of prefill GPUs for the demand's prompts
+        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' and t.prefill_gpu_s_per_token > 0
+             then cast(ceil(w.demand_tokens_per_s * t.prefill_gpu_s_per_token / (t.n_gpus // greatest(t.dp, 1)))
+                       * (t.n_gpus // greatest(t.dp, 1)) as bigint)
+             else 0 end as prefill_gpus
     from published t
     join workload w on w.workload_id = t.workload_id and w.dtype = t.dtype  -- estimates: the workload's own dtype
 )
@@ -37,7 +42,10 @@ select
     row_number() over (order by t.workload_id, t.platform_id, t.dtype, t.n_gpus) as topology_id,
     (select run_id from run_context) as run_id,
     (select run_date from run_context) as run_date,
-    t.workload_id, t.platform_id, t.gpu_id, t.kind, t.dtype, t.n_gpus, t.nodes, t.layout, t.scaleup_group,
+    t.workload_id, t.platform_id, t.gpu_id, t.kind, t.dtype, t.n_gpus, t.nodes,
+    t.layout || case when t.prefill_gpus = 1 then ' onto 1 GPU'
+                     when t.prefill_gpus > 1 then ' onto ' || t.prefill_gpus || ' GPUs' else '' end as layout,
+    t.scaleup_group,
     p.scaleup_domain_gpus, p.gpus_per_node as node_gpus,
     t.run_dtype, t.tp, t.pp, t.dp, t.ep, t.batch, t.producers, t.consumers,
     t.t_compute_s, t.t_memory_s, t.t_comm_s, t.t_step_s,
@@ -50,14 +58,15 @@ select
     t.demand_tokens_per_s,
     t.unit_gpus,
     t.deployments,
-    t.deployments * t.unit_gpus as fleet_gpus,
+    t.deployments * t.unit_gpus + t.prefill_gpus as fleet_gpus,
+    t.prefill_gpus,
     -- share of the fleet's capacity the demand uses
     t.served_tokens_per_s / (t.deployments * t.rate * t.unit_gpus / t.n_gpus) as fleet_utilization,
     -- wall clock for the whole job, with failed work re-done
     t.total_tokens / t.served_tokens_per_s / 3600.0 * (1 + assume('failed_work_overhead')) as time_to_finish_h,
-    t.deployments * t.unit_gpus * t.total_tokens / t.served_tokens_per_s / 3600.0 * (1 + assume('failed_work_overhead'))
-        as gpu_hours,
-    t.kw_per_gpu * t.deployments * t.unit_gpus * assume('pue')
+    (t.deployments * t.unit_gpus + t.prefill_gpus) * t.total_tokens / t.served_tokens_per_s / 3600.0
+        * (1 + assume('failed_work_overhead')) as gpu_hours,
+    t.kw_per_gpu * (t.deployments * t.unit_gpus + t.prefill_gpus) * assume('pue')
         * t.total_tokens / t.served_tokens_per_s / 3600.0 * (1 + assume('failed_work_overhead'))
         as energy_kwh,
     c.factor as calibration_factor,

@@ -19,8 +19,10 @@ with realised as (
         q.source_ref as price_source_ref, q.usd_per_instance_hour,
         -- deployments (serving replicas) that fit one instance pack into instances; a wider
         -- one takes whole instances of its own
+        -- (a disaggregated fleet's prefill GPUs are replicas too)
         case when t.unit_gpus <= q.gpus_per_instance then ceil(t.fleet_gpus / q.gpus_per_instance)
-             else t.deployments * ceil(t.unit_gpus / q.gpus_per_instance) end as instances,
+             else (t.deployments + t.prefill_gpus // t.unit_gpus) * ceil(t.unit_gpus / q.gpus_per_instance) end
+            as instances,
         case when q.pricing = 'spot' and t.kind <> 'serving' then 1 + assume('spot_restart_overhead') else 1.0 end
             as time_factor
     from topology_estimate t
