@@ -25,7 +25,7 @@ from sources._aws_pricelist_csv import filter_lines, read_offer
 from sources._aws_pricelist_types import SOURCE, gpu_for, keep
 from sources.base import Parsed, Payload, SourceError, SourceSpec
 from sources.contracts import PRICE_QUOTE
-from sources.http import TIMEOUT_S
+from sources.http import TIMEOUT_S, describe_failure, failures_in_short
 from sources.records import Rejects, first_of_each
 from sources.rows import Frame, RowProblem, number, price_row
 
@@ -50,11 +50,11 @@ def fetch(session: requests.Session, observed_at: date, regions: tuple[str, ...]
         try:
             payloads.append(Payload(NAME, f"{region}.csv", _stream(session, url, region), url, "aws"))
         except SourceError as exc:
-            failures.append(f"{region}: {exc.message}")
+            failures.append((region, exc.message))
     if not payloads:
-        raise SourceError(NAME, "every region failed: " + "; ".join(failures))
+        raise SourceError(NAME, "every region failed: " + failures_in_short(failures))
     if failures:
-        log.warning("aws_pricelist: %d region(s) failed: %s", len(failures), "; ".join(failures))
+        log.warning("aws_pricelist: %d region(s) failed: %s", len(failures), failures_in_short(failures))
     return payloads
 
 
@@ -78,7 +78,7 @@ def _stream(session: requests.Session, url: str, region: str) -> bytes:
                 raise SourceError(NAME, f"truncated response from {url}: {received} of {declared} bytes")
             return body
     except requests.RequestException as exc:
-        raise SourceError(NAME, f"request to {url} failed: {exc}") from exc
+        raise SourceError(NAME, describe_failure(url, exc)) from exc
 
 
 def parse(payload: Payload, observed_at: date) -> Parsed:

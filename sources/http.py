@@ -89,6 +89,8 @@ def describe_failure(url: str, exc: requests.RequestException) -> str:
         return f"{host} did not answer within {TIMEOUT_S[1]} s (tried {READ_RETRIES + 1} times)"
     if isinstance(exc, requests.exceptions.Timeout):
         return f"timed out talking to {host}"
+    if isinstance(exc, requests.exceptions.ChunkedEncodingError):
+        return f"{host} ended the response early (the body is shorter than announced)"
     if isinstance(exc, requests.exceptions.SSLError):
         return f"TLS handshake with {host} failed"
     if isinstance(exc, requests.exceptions.ConnectionError):
@@ -100,3 +102,16 @@ def describe_failure(url: str, exc: requests.RequestException) -> str:
             return f"{host} closed the connection"
         return f"cannot connect to {host}"
     return f"request to {host} failed ({type(exc).__name__})"
+
+
+def failures_in_short(failures: list[tuple[str, str]]) -> str:
+    """What failed across a source's parts (clouds, regions, repositories) in one sentence:
+    each distinct reason once, with the parts it hit (no network: one reason, not 23)."""
+    by_reason: dict[str, list[str]] = {}
+    for part, why in failures:
+        by_reason.setdefault(why, []).append(part)
+    return "; ".join(f"{why} ({_parts(parts)})" for why, parts in by_reason.items())
+
+
+def _parts(parts: list[str]) -> str:
+    return ", ".join(parts) if len(parts) <= 3 else f"{', '.join(parts[:2])} and {len(parts) - 2} more"

@@ -24,7 +24,7 @@ from sources import _skypilot_gcp
 from sources._skypilot_rows import PRICE_COLUMNS, SOURCE, Table, count, gpu_memory, price, read_table
 from sources.base import Parsed, Payload, SourceError, SourceSpec
 from sources.contracts import PRICE_QUOTE
-from sources.http import get_bytes
+from sources.http import failures_in_short, get_bytes
 from sources.records import Rejects, first_of_each
 from sources.rows import Frame, RowProblem, price_row
 
@@ -66,18 +66,18 @@ log = logging.getLogger(__name__)
 def fetch(session: requests.Session, observed_at: date, clouds: tuple[str, ...] = CLOUDS) -> list[Payload]:
     """Download every cloud's vms.csv; one failing cloud does not stop the others."""
     payloads: list[Payload] = []
-    failures: list[str] = []
+    failures: list[tuple[str, str]] = []
     for cloud in clouds:
         try:
             url, body = _download(session, cloud)
         except SourceError as exc:
-            failures.append(f"{cloud}: {exc.message}")
+            failures.append((cloud, exc.message))
             continue
         payloads.append(Payload(NAME, f"{cloud}_vms.csv", body, url, provider=cloud))
     if not payloads:
-        raise SourceError(NAME, "every cloud failed: " + "; ".join(failures))
+        raise SourceError(NAME, "every cloud failed: " + failures_in_short(failures))
     if failures:
-        log.warning("skypilot: %d cloud(s) failed: %s", len(failures), "; ".join(failures))
+        log.warning("skypilot: %d cloud(s) failed: %s", len(failures), failures_in_short(failures))
     return payloads
 
 

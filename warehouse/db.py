@@ -57,9 +57,22 @@ def connect(
         if where.kind == FILE and not read_only:
             Path(where.target).parent.mkdir(parents=True, exist_ok=True)
         con = duckdb.connect(where.target, read_only=read_only)
+    if not read_only:
+        _limit_memory(con)
     if schema and not read_only:
         apply_schema(con)
     return con
+
+
+def _limit_memory(con: duckdb.DuckDBPyConnection) -> None:
+    from warehouse import settings
+
+    limit = settings.memory_limit()
+    try:
+        con.execute("set memory_limit = ?", [limit])
+    except duckdb.Error as exc:
+        con.close()
+        raise ValueError(f"GPUCALC_MEMORY_LIMIT={limit!r} is not a DuckDB memory size such as 1GB ({exc})") from exc
 
 
 class NoWarehouse(FileNotFoundError):

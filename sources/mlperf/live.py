@@ -20,7 +20,7 @@ from urllib.parse import quote
 import requests
 
 from sources.base import Payload, SourceError
-from sources.http import get_bytes
+from sources.http import failures_in_short, get_bytes
 from sources.mlperf import bundle, github, layout
 from sources.mlperf.bundle import NAME, Origin
 
@@ -47,7 +47,8 @@ def fetch(session: requests.Session, observed_at: date | None = None) -> list[Pa
             log.warning("%s", exc)
             failures.append((suite, repo, exc.message))
     if not payloads:
-        raise SourceError(NAME, "no MLPerf results fetched: " + "; ".join(m for *_, m in failures))
+        raise SourceError(NAME, "no MLPerf results fetched: "
+                          + failures_in_short([(repo, message) for _, repo, message in failures]))
     return payloads + [bundle.failure(suite, repo, message) for suite, repo, message in failures]
 
 

@@ -145,13 +145,25 @@ def test_fetch_timeout_fails_that_region_and_all_failing_raises():
     got = aws_pricelist.fetch(session, DAY, regions=("us-east-1", "eu-west-1"))
     assert [p.name for p in got] == ["eu-west-1.csv"]
     session, _ = fake_session({URL: [requests.Timeout("read timed out")]})
-    with pytest.raises(SourceError, match=r"every region failed: us-east-1: request to .* read timed out"):
+    with pytest.raises(SourceError, match=r"every region failed: timed out talking to pricing\.us-east-1\.amazonaws"
+                                          r"\.com \(us-east-1\)"):
         aws_pricelist.fetch(session, DAY, regions=("us-east-1",))
+
+
+def test_a_source_with_no_network_says_so_once_not_once_per_region():
+    regions = ("us-east-1", "us-east-2", "eu-west-1", "eu-central-1")
+    unresolved = requests.ConnectionError("Failed to resolve 'pricing.us-east-1.amazonaws.com' "
+                                          "(NameResolutionError: Name or service not known)")
+    session, _ = fake_session({aws_pricelist.URL.format(region=r): [unresolved] for r in regions})
+    with pytest.raises(SourceError) as info:
+        aws_pricelist.fetch(session, DAY, regions=regions)
+    assert info.value.message == ("every region failed: cannot resolve pricing.us-east-1.amazonaws.com "
+                                  "(no network or DNS) (us-east-1, us-east-2 and 2 more)")
 
 
 @pytest.mark.parametrize(("reply", "message"), [
     (published_file(10)[:-30], "stream ended mid-line"),
-    ((200, published_file(10)[:3000], {"Content-Length": "999999"}), "us-east-1: request to"),
+    ((200, published_file(10)[:3000], {"Content-Length": "999999"}), r"ended the response early .*\(us-east-1\)"),
     (b"".join(published_file(10).splitlines(keepends=True)[5:]), "no offer-file preamble"),
     (published_file(10).replace(b'"TermType"', b'"Term Type"', 1), "lacks required column.s. TermType"),
     ((404, b"NoSuchKey", {}), "HTTP 404"),

@@ -164,3 +164,22 @@ def test_bench_recomputes_on_a_lake_too_and_prints_the_figures_side_by_side(tmp_
     assert list(tmp_path.iterdir()) == []  # both temporary warehouses are gone
     bad = CliRunner().invoke(app, ["bench", "--backends", "file,oracle"])
     assert bad.exit_code == 2 and "unknown backend oracle" in bad.output
+
+
+def test_writers_run_under_a_memory_limit_you_can_set(monkeypatch):
+    from warehouse import db
+
+    con = db.connect(":memory:")
+    try:  # the default: DuckDB spills past 1 GB (953.6 MiB as DuckDB prints 1e9 bytes)
+        assert con.execute("select current_setting('memory_limit')").fetchone()[0] == "953.6 MiB"
+    finally:
+        con.close()
+    monkeypatch.setenv("GPUCALC_MEMORY_LIMIT", "4GB")
+    con = db.connect(":memory:")
+    try:
+        assert con.execute("select current_setting('memory_limit')").fetchone()[0] == "3.7 GiB"
+    finally:
+        con.close()
+    monkeypatch.setenv("GPUCALC_MEMORY_LIMIT", "lots")
+    with pytest.raises(ValueError, match="GPUCALC_MEMORY_LIMIT='lots' is not a DuckDB memory size"):
+        db.connect(":memory:")

@@ -1,5 +1,6 @@
 -- serving_batch: every serving layout x batch that fits in memory (and batch 1 of every
--- layout, to say why when none does), timed per GPU and op by op (each op its own
+-- layout, to say why when none does; Offline, only the batch serving_choice would take),
+-- timed per GPU and op by op (each op its own
 -- roofline, then summed; modeling.md §2), with its memory fit. Computed once, at the
 -- documented efficiencies; serving_choice applies a calibration factor and the latency limits.
 --
@@ -135,6 +136,7 @@ fitting as (
     select * from held
     where b_gpu = 1 or weights_gb + kv_gb <= memory_usable_gb * assume('memory_headroom')
 ),
+
 timed as (
     select
         *,
@@ -259,4 +261,10 @@ select
                                        when tp > scaleup_domain_gpus then 'PCIe communication'
                                        else 'scale-up communication' end)
         else 'compute (prefill)' end as bottleneck
-from sized_up;
+from sized_up
+-- Offline without latency limits: serving_choice takes a layout's batch with the most
+-- throughput (the smallest such batch on a tie), and a calibration factor scales every
+-- batch's throughput alike, so only that batch is kept, with batch 1 (a token's time alone)
+qualify scenario <> 'Offline' or ttft_ms is not null or tpot_ms is not null or b_gpu = 1
+     or b_gpu = arg_min(b_gpu, (-round(b * accept_len / (t_decode_s + t_prefill_load_s), 6), b_gpu))
+                over (partition by workload_id, platform_id, dtype, family, tp, pp, ep, disagg);

@@ -40,9 +40,10 @@ limited as (
 ),
 per_layout as (
     -- throughput grows with the batch while memory and latency allow, so the best batch is the
-    -- largest that fits; with none, the smallest, to say why
+    -- largest that fits, or the smallest of those on a plateau (rates compared to 1e-6 tokens/s,
+    -- below which they differ only by rounding); with none, the smallest, to say why
     select
-        arg_min(l, struct_pack(unfit := not fits, cost := case when fits then -replica_tokens_per_s
+        arg_min(l, struct_pack(unfit := not fits, cost := case when fits then -round(replica_tokens_per_s, 6)
                                                               else mem_per_gpu_gb end, b := b)) as row,
         min(t_step_s / accept_len) as t_token_alone_s
     from limited l
