@@ -77,14 +77,14 @@ def test_expert_parallel_weights_and_latent_kv_per_gpu(built):
     # ep 4 over 9 experts: each GPU holds ceil(9 / 4) = 3 of them, 3 B x 2 bytes, plus the 1 B
     # always-active weights whole: 2 + 6 = 8 GB. 16 sequences per GPU (b = 64) of 1000 + 500
     # context, 10 layers x 576 x 2 bytes = 11,520 B per token: 16 x 1500 x 11,520 = 0.27648 GB
-    r = batch_row(built, "moe-offline", "ep", 1, 4, 64)
+    r = batch_row(built, "moe-server", "ep", 1, 4, 64)  # Offline keeps only the batch it takes
     assert r["mem_per_gpu_gb"] == pytest.approx(8 + 0.27648)
 
 
 def test_tensor_parallelism_cannot_split_a_latent_kv_cache(built):
     # tp 4: every weight split four ways (10 B x 2 bytes / 4 = 5 GB) but the one latent per token
     # is replicated on every GPU: 64 x 1500 x 11,520 B = 1.10592 GB, not a quarter of it
-    r = batch_row(built, "moe-offline", "tp", 4, 1, 64)
+    r = batch_row(built, "moe-server", "tp", 4, 1, 64)
     assert r["mem_per_gpu_gb"] == pytest.approx(5 + 1.10592)
 
 
@@ -92,11 +92,11 @@ def test_expert_all_to_all_and_touched_experts(built):
     # ep 4, 16 sequences per GPU: each token goes to its 1 expert and back, 3 times in 4 to
     # another GPU, in bf16 both ways (2 + 2 bytes x 1000 hidden), over PCIe at 32 GB/s, in each
     # of 10 MoE layers: 10 x 16 x 4000 x 0.75 / 32e9
-    r = batch_row(built, "moe-offline", "ep", 1, 4, 64)
+    r = batch_row(built, "moe-server", "ep", 1, 4, 64)
     assert r["t_comm_s"] == pytest.approx(10 * 16 * 4000 * 0.75 / 32e9)
     # one sequence per GPU (b = 4): each GPU's 3 experts are touched by some of the 4 tokens
     # with probability 1 - (8/9)^4, so 6 GB x 0.375705 is read at 2 TB/s
-    alone = batch_row(built, "moe-offline", "ep", 1, 4, 4)
+    alone = batch_row(built, "moe-server", "ep", 1, 4, 4)
     touched = 1 - (8 / 9) ** 4
     dense = 2e9 / 2e12  # the always-active 1 B x 2 bytes, whole on every GPU
     attention = 1 * 1500 * 11520 / 2e12  # its own sequence's latent cache
@@ -110,7 +110,8 @@ def test_poisson_arrivals_keep_the_mean_below_the_batch(con):
     r = batch_row(built, "moe-server", "ep", 1, 4, 64)
     m = ((math.sqrt(2.33**2 + 4 * 64) - 2.33) / 2) ** 2
     assert r["occupancy"] == pytest.approx(m / 64)
-    assert batch_row(built, "moe-offline", "ep", 1, 4, 64)["occupancy"] == 1.0
+    offline = built.execute("select distinct occupancy from serving_batch where workload_id = 'moe-offline'")
+    assert offline.fetchall() == [(1.0,)]
 
 
 def test_the_softmax_exponentials_can_bound_attention(con):
@@ -121,7 +122,7 @@ def test_the_softmax_exponentials_can_bound_attention(con):
     built = _built(con)
     built.execute("update gpu set sfu_exp_per_s_t = ?", [catalog_rate])
     rebuild_estimates(built, "toy", RUN_DATE)
-    r = batch_row(built, "moe-offline", "tp", 1, 1, 64)
+    r = batch_row(built, "moe-server", "tp", 1, 1, 64)
     assert r["bottleneck"] == "softmax exponentials"
 
 
