@@ -20,10 +20,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from typer.testing import CliRunner
 
-from flows.cli import app
 from tests.conftest import OFFLINE_DAY
+from tests.flows.cli_helpers import gpucalc
 from warehouse import db
 
 KINDS = ["file", "ducklake-sqlite", "ducklake-postgres"]
@@ -66,10 +65,6 @@ def night(request, tmp_path_factory) -> Night:
         run = RunContext.new(new_run_id(OFFLINE_DAY), OFFLINE_DAY)
         assert write_run(warehouse, data, run, "offline", [], bundled_prices=True)["status"] == "success"
     return Night(kind, data, warehouse)
-
-
-def gpucalc(*args: str, env: dict | None = None):
-    return CliRunner().invoke(app, list(args), env=env)
 
 
 def counts(warehouse: str) -> dict[str, int]:

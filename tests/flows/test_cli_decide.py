@@ -10,17 +10,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
-from flows.cli import app
+from tests.flows.cli_helpers import gpucalc
 
 BASES = {"on_demand", "spot", "reserved_1y", "reserved_3y", "owned"}
 LLAMA = ["serve", "--model", "llama2-70b", "--input-len", "1024", "--output-len", "500", "--ttft-ms", "2000",
          "--tpot-ms", "50"]
-
-
-def gpucalc(*args: str):
-    return CliRunner().invoke(app, list(args))
 
 
 def test_compare_sets_two_platforms_side_by_side_each_choice_on_one_basis(offline_data):

@@ -11,28 +11,14 @@ import shutil
 from datetime import date
 from pathlib import Path
 
-import duckdb
 import pytest
-from typer.testing import CliRunner
 
-from flows.cli import app
+from tests.flows.cli_helpers import gpucalc, query
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 AWS = FIXTURES / "skypilot" / "aws_vms.csv"
 DAY = "2026-03-01"
 COUNTED = ("price_quote", "benchmark_result", "rejected_row", "raw_payload", "estimate", "topology_estimate")
-
-
-def gpucalc(*args: str):
-    return CliRunner().invoke(app, list(args))
-
-
-def query(data: Path, sql: str, params=None) -> list[tuple]:
-    con = duckdb.connect(str(data / "warehouse.duckdb"), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def counts(data: Path) -> dict[str, int]:

@@ -9,10 +9,10 @@ the second Vast returns HTTP 500 to every attempt. Lambda has no key in either.
 from datetime import date
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from sources import skypilot, vast
+from tests.flows.cli_helpers import query
 from tests.sources.fakes import session_factory, url_key
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -35,14 +35,6 @@ def serve(monkeypatch):
         return fake
 
     return install
-
-
-def query(path: Path, sql: str, params=None) -> list[tuple]:
-    con = duckdb.connect(str(path / "warehouse.duckdb"), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def test_online_run_loads_what_answers_keeps_what_failed_and_skips_what_has_no_key(tmp_path, serve):

@@ -17,28 +17,14 @@ import time
 from datetime import date
 from pathlib import Path
 
-import duckdb
 import pytest
-from typer.testing import CliRunner
 
-from flows.cli import app
 from tests.conftest import OFFLINE_DAY
+from tests.flows.cli_helpers import gpucalc, query
 from warehouse.write_session import LOCK_NAME
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 GPUCALC = str(Path(sys.executable).parent / "gpucalc")
-
-
-def gpucalc(*args: str, env: dict | None = None):
-    return CliRunner().invoke(app, list(args), env=env)
-
-
-def query(data: Path, sql: str, params=None) -> list[tuple]:
-    con = duckdb.connect(str(data / "warehouse.duckdb"), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def write_quotes(path: Path, *rows: str) -> Path:
