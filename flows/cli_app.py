@@ -32,6 +32,12 @@ Warehouse = Annotated[
         "(default $GPUCALC_WAREHOUSE or <data-dir>/warehouse.duckdb).",
     ),
 ]
+# the ownership terms of one answer (whatif, compare, serve); defaults: assumptions.csv
+Years = Annotated[float | None, typer.Option(help="Owned: years to amortise the capex over.")]
+Utilization = Annotated[float | None, typer.Option(help="Owned: share of hours doing useful work, 0-1.")]
+Pue = Annotated[float | None, typer.Option(help="Owned: power usage effectiveness, at least 1.")]
+UsdPerKwh = Annotated[float | None, typer.Option("--usd-per-kwh", help="Owned: electricity, USD/kWh.")]
+Colo = Annotated[float | None, typer.Option("--colo-usd-per-kw-month", help="Owned: colocation, USD per kW-month.")]
 
 
 def parse_date(value: str | None, *, not_after_today: bool = True) -> date | None:

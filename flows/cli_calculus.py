@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli_app import DataDir, Warehouse, app, private_copy
+from flows.cli_app import Colo, DataDir, Pue, UsdPerKwh, Utilization, Warehouse, Years, app, private_copy
 
 # Help texts go through Rich markup: "[/" or "[@" would open a tag, so no square brackets here.
 SIDE_HELP = (
@@ -34,13 +34,11 @@ def whatif(
         typer.Option(help="Price basis of market prices: on_demand (default), spot, reserved_1y, reserved_3y, "
                      "owned, or all (each side by side, never mixed)."),
     ] = "on_demand",
-    years: Annotated[float | None, typer.Option(help="Owned: years to amortise the capex over.")] = None,
-    utilization: Annotated[float | None, typer.Option(help="Owned: share of hours doing useful work, 0-1.")] = None,
-    pue: Annotated[float | None, typer.Option(help="Owned: power usage effectiveness, at least 1.")] = None,
-    usd_per_kwh: Annotated[float | None, typer.Option("--usd-per-kwh", help="Owned: electricity, USD/kWh.")] = None,
-    colo_usd_per_kw_month: Annotated[
-        float | None, typer.Option("--colo-usd-per-kw-month", help="Owned: colocation, USD per kW-month.")
-    ] = None,
+    years: Years = None,
+    utilization: Utilization = None,
+    pue: Pue = None,
+    usd_per_kwh: UsdPerKwh = None,
+    colo_usd_per_kw_month: Colo = None,
     units_per_token: Annotated[
         float | None, typer.Option(help="Role pipelines: consumer units (draft positions) per target token.")
     ] = None,

@@ -7,7 +7,19 @@ from typing import Annotated
 
 import typer
 
-from flows.cli_app import EXIT, DataDir, Warehouse, app, private_copy, warehouse_location
+from flows.cli_app import (
+    EXIT,
+    Colo,
+    DataDir,
+    Pue,
+    UsdPerKwh,
+    Utilization,
+    Warehouse,
+    Years,
+    app,
+    private_copy,
+    warehouse_location,
+)
 
 Pricing = Annotated[
     str,
@@ -19,11 +31,6 @@ Platforms = Annotated[
     typer.Option(help="Comma-separated platforms to set side by side, e.g. gb200-nvl72,hgx-b200-8 "
                  "(default: the best of every platform per basis)."),
 ]
-Years = Annotated[float | None, typer.Option(help="Owned: years to amortise the capex over.")]
-Utilization = Annotated[float | None, typer.Option(help="Owned: share of hours doing useful work, 0-1.")]
-Pue = Annotated[float | None, typer.Option(help="Owned: power usage effectiveness, at least 1.")]
-UsdPerKwh = Annotated[float | None, typer.Option("--usd-per-kwh", help="Owned: electricity, USD/kWh.")]
-Colo = Annotated[float | None, typer.Option("--colo-usd-per-kw-month", help="Owned: colocation, USD per kW-month.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the choices as JSON, every figure with its basis.")]
 
 
