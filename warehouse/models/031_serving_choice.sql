@@ -108,19 +108,24 @@ chosen as (
     from (select *, case when disagg then ', prefill disaggregated' else '' end as disagg_note from best)
 ),
 ranked as (
+    -- a job with a demand runs whole replicas for its decode rate, and whole replicas of
+    -- prefill GPUs when disaggregated (topology_estimate publishes this fleet)
     select
         c.*,
-        -- a job with a demand takes the layout whose fleet needs the fewest GPUs: whole
-        -- replicas for the decode rate, and whole replicas of prefill GPUs when disaggregated
-        case when demand_tokens_per_s > 0 and fits and tokens_per_s > 0
-             then ceil(demand_tokens_per_s / (tokens_per_s / greatest(dp, 1))) * replica_gpus
-                  + ceil(demand_tokens_per_s * prefill_gpu_s_per_token / replica_gpus) * replica_gpus
-        end as demand_fleet_gpus
+        case when demand_tokens_per_s > 0 and tokens_per_s > 0
+             then cast(ceil(demand_tokens_per_s / (tokens_per_s / greatest(dp, 1))) as integer) end as fleet_replicas,
+        case when demand_tokens_per_s > 0
+             then cast(ceil(demand_tokens_per_s * prefill_gpu_s_per_token / replica_gpus) * replica_gpus as bigint)
+        end as fleet_prefill_gpus
     from chosen c
 )
--- ties go to the first layout by name, so the same inputs always give the same choice
--- (on equal fleets the simpler colocated deployment)
-select unnest(arg_min(c, struct_pack(unfit := not fits, fleet := coalesce(demand_fleet_gpus, 0), disagg := disagg,
+-- such a job takes the layout whose fleet needs the fewest GPUs (on a tie the simpler
+-- colocated one); further ties go to the first layout by name, so the same inputs always give
+-- the same choice
+select unnest(arg_min(c, struct_pack(unfit := not fits,
+                                     fleet := case when fits then coalesce(fleet_replicas * replica_gpus
+                                                                           + fleet_prefill_gpus, 0) else 0 end,
+                                     disagg := disagg,
                                      cost := case when fits then -tokens_per_s else mem_per_gpu_gb end,
                                      layout := layout)))
 from ranked c

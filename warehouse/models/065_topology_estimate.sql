@@ -21,19 +21,16 @@ sized as (
         -- a serving job with a demand runs as many replicas as the demand needs (a replica: the
         -- GPUs one copy of the model spans), and serves at the demand's pace; any other job
         -- runs its one deployment at its own pace
-        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then t.n_gpus // greatest(t.dp, 1)
-             else t.n_gpus end as unit_gpus,
-        cast(case when w.demand_tokens_per_s > 0 and t.kind = 'serving' and t.tokens_per_s > 0
-                  then ceil(w.demand_tokens_per_s / (t.tokens_per_s * t.rate_factor / greatest(t.dp, 1)))
-                  else 1 end as integer) as deployments,
+        -- (the fleet as serving_choice sized it: fleet_replicas, fleet_prefill_gpus)
+        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then t.replica_gpus else t.n_gpus end as unit_gpus,
+        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then coalesce(t.fleet_replicas, 1) else 1 end
+            as deployments,
         case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then w.demand_tokens_per_s
              else t.tokens_per_s * t.rate_factor end as served_tokens_per_s,
         case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then w.demand_tokens_per_s end as demand_tokens_per_s,
         -- a disaggregated fleet adds whole replicas' worth of prefill GPUs for the demand's prompts
-        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' and t.prefill_gpu_s_per_token > 0
-             then cast(ceil(w.demand_tokens_per_s * t.prefill_gpu_s_per_token / (t.n_gpus // greatest(t.dp, 1)))
-                       * (t.n_gpus // greatest(t.dp, 1)) as bigint)
-             else 0 end as prefill_gpus
+        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then coalesce(t.fleet_prefill_gpus, 0) else 0 end
+            as prefill_gpus
     from published t
     join workload w on w.workload_id = t.workload_id and w.dtype = t.dtype  -- estimates: the workload's own dtype
 )
