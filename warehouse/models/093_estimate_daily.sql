@@ -7,6 +7,8 @@ select unnest(arg_min(
      n_gpus: n_gpus, layout: layout, bottleneck: bottleneck, tokens_per_s: tokens_per_s,
      time_to_finish_h: time_to_finish_h, usd_total: usd_total, usd_per_mtok: usd_per_mtok, provider: provider,
      region: region, instance_type: instance_type, confidence: confidence},
-    (usd_total, time_to_finish_h, provider)))
+    -- a fleet sized to a demand costs the same from every system size it can be built of:
+    -- ties go to the fewest GPUs per system (estimate_best holds one row per size)
+    (usd_total, time_to_finish_h, n_gpus, provider)))
 from estimate_best
 group by workload_id, platform_id, pricing;
