@@ -107,9 +107,6 @@ class GpuCatalog:
             overrides.sort(key=lambda o: o.specificity, reverse=True)
         return catalog
 
-    def gpu_ids(self) -> set[str]:
-        return set(self._by_id)
-
 
 def resolve_name(
     name: str | None,

@@ -57,10 +57,6 @@ class Location:
         """A DuckLake catalog that lives in a local file (DuckDB or SQLite), else None."""
         return Path(self.target) if self.kind == DUCKLAKE and self.catalog != "postgres" else None
 
-    @property
-    def is_lake(self) -> bool:
-        return self.kind == DUCKLAKE
-
     def describe(self) -> str:
         if self.kind == DUCKLAKE:
             if self.catalog == "postgres":
