@@ -15,8 +15,8 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse import lake, motherduck
-from warehouse.location import DUCKLAKE, FILE, MEMORY, MOTHERDUCK, parse
+from warehouse import lake, motherduck, settings
+from warehouse.location import DUCKLAKE, FILE, MEMORY, MOTHERDUCK, BadWarehouse, parse
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
@@ -56,7 +56,7 @@ def connect(
     else:
         if where.kind == FILE and not read_only:
             Path(where.target).parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(where.target, read_only=read_only)
+        con = duckdb.connect(where.target, read_only=read_only, config=settings.duckdb_config())
     if not read_only:
         _limit_memory(con)
     if schema and not read_only:
@@ -65,14 +65,12 @@ def connect(
 
 
 def _limit_memory(con: duckdb.DuckDBPyConnection) -> None:
-    from warehouse import settings
-
     limit = settings.memory_limit()
     try:
         con.execute("set memory_limit = ?", [limit])
     except duckdb.Error as exc:
         con.close()
-        raise ValueError(f"GPUCALC_MEMORY_LIMIT={limit!r} is not a DuckDB memory size such as 1GB ({exc})") from exc
+        raise BadWarehouse(f"GPUCALC_MEMORY_LIMIT={limit!r} is not a DuckDB memory size such as 1GB ({exc})") from exc
 
 
 class NoWarehouse(FileNotFoundError):

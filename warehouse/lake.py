@@ -19,6 +19,7 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse import settings
 from warehouse.location import BadWarehouse, Location
 
 LAKE = "lake"  # the name the lake is attached under; `use lake` makes it the default
@@ -70,7 +71,7 @@ def connect(
     """
     if where.catalog == "sqlite":
         _sqlite_wal(where.catalog_file, create=not read_only)  # a reader never creates the catalog
-    con = duckdb.connect(":memory:", config=NO_AUTOLOAD)
+    con = duckdb.connect(":memory:", config=settings.duckdb_config(**NO_AUTOLOAD))
     try:
         names = needed_extensions(where, data_path)
         load(con, *names)

@@ -13,7 +13,7 @@ import os
 
 import duckdb
 
-from warehouse import lake
+from warehouse import lake, settings
 from warehouse.location import BadWarehouse, Location
 
 TOKEN_VARIABLES = ("motherduck_token", "MOTHERDUCK_TOKEN")
@@ -31,7 +31,7 @@ def connect(where: Location, read_only: bool = False) -> duckdb.DuckDBPyConnecti
             f"{where.uri} needs a MotherDuck access token: set motherduck_token in the environment "
             "(MotherDuck: Settings > Access Tokens)"
         )
-    con = duckdb.connect(":memory:", config=lake.NO_AUTOLOAD)
+    con = duckdb.connect(":memory:", config=settings.duckdb_config(**lake.NO_AUTOLOAD))
     try:
         lake.load(con, "motherduck")
         con.execute(f"set motherduck_token = '{secret.replace(chr(39), '')}'")

@@ -24,7 +24,7 @@ from datetime import date
 
 import duckdb
 
-from warehouse import lake, motherduck
+from warehouse import lake, motherduck, settings
 from warehouse.location import DUCKLAKE, MOTHERDUCK, BadWarehouse, parse
 
 LOCKED = {
@@ -58,7 +58,7 @@ def connect_reader(location: str, as_of: date | None = None):
         return _lake_reader(where, as_of)
     if where.kind == MOTHERDUCK:
         return GuardedConnection(_lock(motherduck.connect(where, read_only=True)))
-    return duckdb.connect(where.target, read_only=True, config=LOCKED)
+    return duckdb.connect(where.target, read_only=True, config=settings.duckdb_config(**LOCKED))
 
 
 def _lake_reader(where, as_of: date | None):

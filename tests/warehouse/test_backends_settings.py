@@ -183,3 +183,23 @@ def test_writers_run_under_a_memory_limit_you_can_set(monkeypatch):
     monkeypatch.setenv("GPUCALC_MEMORY_LIMIT", "lots")
     with pytest.raises(ValueError, match="GPUCALC_MEMORY_LIMIT='lots' is not a DuckDB memory size"):
         db.connect(":memory:")
+
+
+def test_every_connection_takes_the_threads_you_set(tmp_path, monkeypatch):
+    from warehouse import db
+
+    path = str(tmp_path / "w.duckdb")
+    monkeypatch.setenv("GPUCALC_THREADS", "3")
+    writer = db.connect(path)
+    try:
+        assert writer.execute("select current_setting('threads')").fetchone()[0] == 3
+    finally:
+        writer.close()
+    reader = db.connect_reader(path)
+    try:
+        assert reader.execute("select current_setting('threads')").fetchone()[0] == 3
+    finally:
+        reader.close()
+    monkeypatch.setenv("GPUCALC_THREADS", "all")
+    with pytest.raises(ValueError, match="GPUCALC_THREADS='all' is not a number of threads"):
+        db.connect(path)
