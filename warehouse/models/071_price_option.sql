@@ -35,7 +35,10 @@ select
 from platform p
 where p.capex_usd_per_node > 0 and p.node_power_kw > 0
 )
--- a stable id the estimate pairs refer to (estimate_pair, estimate_rows)
-select row_number() over (order by platform_id nulls first, provider, region, zone, instance_type, pricing, source,
-                                   source_ref, gpu, usd_per_instance_hour) as quote_id, *
+-- a stable id the estimate pairs refer to (estimate_pair, estimate_rows), in the order that
+-- breaks ties between equally cheap quotes (estimate_best): by provider, region, zone,
+-- instance, source and reference name, the missing ones first
+select row_number() over (order by platform_id nulls first, provider, region nulls first, zone nulls first,
+                                   instance_type nulls first, source nulls first, source_ref nulls first, pricing,
+                                   gpu, usd_per_instance_hour) as quote_id, *
 from options;
