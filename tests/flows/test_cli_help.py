@@ -57,3 +57,19 @@ def test_whatif_refuses_zero_and_negative_inputs_naming_them(tmp_path, args, say
     assert result.exit_code == 2
     assert says in result.output
     assert not (tmp_path / "none").exists()  # refused before anything was read or written
+
+
+def test_the_installed_command_keeps_its_output_and_exit_code(tmp_path):
+    """The console script exits without the interpreter's teardown (flows.cli.main): what the
+    command printed still arrives, and its exit code is the command's."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    gpucalc = str(Path(sys.executable).parent / "gpucalc")
+    shown = subprocess.run([gpucalc, "sql", "select 42", "--data-dir", str(tmp_path)], capture_output=True, text=True)
+    assert shown.returncode == 2 and "no warehouse at" in shown.stderr and shown.stdout == ""
+    usage = subprocess.run([gpucalc, "no-such-command"], capture_output=True, text=True)
+    assert usage.returncode == 2 and "No such command" in usage.stderr
+    listed = subprocess.run([gpucalc, "--help"], capture_output=True, text=True)
+    assert listed.returncode == 0 and "whatif" in listed.stdout
