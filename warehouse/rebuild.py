@@ -7,29 +7,44 @@ from datetime import date
 
 import duckdb
 
+from warehouse import topology_inputs
 from warehouse.db import model_files, transaction
 
 DEFINES = re.compile(r"^create or replace (table|view) (\w+)", re.M)
 
 
 def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: date) -> dict[str, int]:
-    """Recompute calibration, topologies and estimates for `run_date`; return row counts."""
+    """Recompute calibration, topologies and estimates for `run_date`; return row counts.
+
+    The topology models keep last rebuild's tables when none of their inputs changed
+    (warehouse/topology_inputs.py); everything from the prices on is computed every time.
+    """
     models = model_files()
+    topology, priced = topology_inputs.split(models)
     with transaction(con):
         con.execute(
             "create or replace table run_context as select ?::varchar as run_id, ?::date as run_date",
             [run_id, run_date],
         )
         _drop_changed_kinds(con, models)
-        for name, sql in models:
-            try:
-                con.execute(sql)
-            except duckdb.Error as exc:
-                raise RuntimeError(f"model {name} failed: {exc}") from exc
+        wanted = topology_inputs.digest(con, topology)
+        if topology_inputs.unchanged(con, topology, wanted):
+            topology = []
+        _run(con, topology)
+        topology_inputs.remember(con, wanted)
+        _run(con, priced)
     counts = {}
     for table in ("topology_estimate", "estimate", "calibration_point", "backtest", "pareto"):
         counts[table] = con.execute(f"select count(*) from {table}").fetchone()[0]
     return counts
+
+
+def _run(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:
+    for name, sql in models:
+        try:
+            con.execute(sql)
+        except duckdb.Error as exc:
+            raise RuntimeError(f"model {name} failed: {exc}") from exc
 
 
 def _drop_changed_kinds(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:

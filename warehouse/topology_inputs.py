@@ -1,0 +1,79 @@
+"""Whether the topology half of the models can keep last rebuild's tables.
+
+The models before `065_topology_estimate` compute every layout, its time and memory, and the
+calibration, from the catalog, the benchmarks and the assumptions. They read no price, no run
+and no log (tests/warehouse/test_topology_inputs.py checks the SQL), so a write that brought
+only prices (most ingests, and every night whose catalog and benchmarks did not move) would
+recompute the same tables: about two thirds of a rebuild's time, and most of what the write's
+checkpoint then stores again. Their inputs are digested (every row of every table they may
+read, less the load's lineage stamps, and the SQL of the schema and of those models); an
+equal digest keeps their tables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import duckdb
+
+from warehouse.db import schema_files
+
+FIRST_PRICED_MODEL = "065"  # models from here on read the run, the prices or the topology's result
+# Base tables the topology models never read: what a price load, a run or its log writes, and
+# the history the later models keep.
+NOT_TOPOLOGY_INPUTS = frozenset({
+    "raw_payload", "price_quote", "api_price", "rejected_row", "run_log", "source_status", "baseline_load",
+    "estimate_daily",
+})
+NOT_TOPOLOGY_PREFIXES = ("night_",)
+# Lineage stamped on every load: a reload of the same rows changes it, and no topology model reads it.
+NOT_TOPOLOGY_COLUMNS = frozenset({"run_id", "extracted_at"})
+DIGEST_TABLE = "topology_inputs"
+BASE_TABLE = re.compile(r"^create table if not exists (\w+)", re.M)
+DEFINES = re.compile(r"^create or replace (?:temp )?(?:table|view) (\w+)", re.M)
+
+
+def split(models: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The topology models and the rest, in order."""
+    first = [m for m in models if m[0] < FIRST_PRICED_MODEL]
+    return first, models[len(first):]
+
+
+def input_tables() -> list[str]:
+    """The base tables (declared by the schema files) the topology models may read."""
+    declared = [name for _file, sql in schema_files() for name in BASE_TABLE.findall(sql)]
+    return sorted({name for name in declared
+                   if name not in NOT_TOPOLOGY_INPUTS and not name.startswith(NOT_TOPOLOGY_PREFIXES)})
+
+
+def digest(con: duckdb.DuckDBPyConnection, topology_models: list[tuple[str, str]]) -> str:
+    """Every row of the topology models' inputs and the SQL that computes them, as one digest."""
+    hashed = hashlib.sha256()
+    for _name, sql in [*schema_files(), *topology_models]:
+        hashed.update(sql.encode())
+    for table in input_tables():
+        columns = [c for (c,) in con.execute(
+            "select column_name from information_schema.columns where table_catalog = current_database() "
+            "and table_schema = 'main' and table_name = ? order by ordinal_position", [table]).fetchall()
+            if c not in NOT_TOPOLOGY_COLUMNS]
+        row = ", ".join(f'"{c}"' for c in columns)
+        rows, total = con.execute(f"select count(*), coalesce(sum(hash({row})::hugeint), 0) from {table}").fetchone()
+        hashed.update(f"{table}({','.join(columns)}):{rows}:{total};".encode())
+    return hashed.hexdigest()
+
+
+def unchanged(con: duckdb.DuckDBPyConnection, topology_models: list[tuple[str, str]], wanted: str) -> bool:
+    """Whether the last rebuild computed the topology tables from exactly these inputs, and they are all there."""
+    present = {r[0] for r in con.execute(
+        "select table_name from information_schema.tables where table_catalog = current_database() "
+        "and table_schema = 'main'").fetchall()}
+    if DIGEST_TABLE not in present:
+        return False
+    stored = con.execute(f"select digest from {DIGEST_TABLE}").fetchall()
+    made = {name for _file, sql in topology_models for name in DEFINES.findall(sql)}
+    return stored == [(wanted,)] and made <= present
+
+
+def remember(con: duckdb.DuckDBPyConnection, wanted: str) -> None:
+    con.execute(f"create or replace table {DIGEST_TABLE} as select ?::varchar as digest", [wanted])
