@@ -27,7 +27,7 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
             [run_id, run_date],
         )
         _drop_changed_kinds(con, models)
-        wanted = topology_inputs.digest(con, topology)
+        wanted = topology_inputs.digest(con, models)
         if topology_inputs.unchanged(con, topology, wanted):
             topology = []
         _run(con, topology)

@@ -30,7 +30,6 @@ NOT_TOPOLOGY_PREFIXES = ("night_",)
 # Lineage stamped on every load: a reload of the same rows changes it, and no topology model reads it.
 NOT_TOPOLOGY_COLUMNS = frozenset({"run_id", "extracted_at"})
 DIGEST_TABLE = "topology_inputs"
-BASE_TABLE = re.compile(r"^create table if not exists (\w+)", re.M)
 DEFINES = re.compile(r"^create or replace (?:temp )?(?:table|view) (\w+)", re.M)
 
 
@@ -40,19 +39,24 @@ def split(models: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tu
     return first, models[len(first):]
 
 
-def input_tables() -> list[str]:
-    """The base tables (declared by the schema files) the topology models may read."""
-    declared = [name for _file, sql in schema_files() for name in BASE_TABLE.findall(sql)]
-    return sorted({name for name in declared
-                   if name not in NOT_TOPOLOGY_INPUTS and not name.startswith(NOT_TOPOLOGY_PREFIXES)})
+def input_tables(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> list[str]:
+    """Every table the warehouse holds that no model makes (the loads' tables), less those the
+    topology models never read: whatever a load adds later is an input until it is listed here."""
+    made = {name for _file, sql in models for name in DEFINES.findall(sql)} | {DIGEST_TABLE, "run_context"}
+    tables = {r[0] for r in con.execute(
+        "select table_name from information_schema.tables where table_catalog = current_database() "
+        "and table_schema = 'main' and table_type = 'BASE TABLE'").fetchall()}
+    return sorted(name for name in tables - made
+                  if name not in NOT_TOPOLOGY_INPUTS and not name.startswith(NOT_TOPOLOGY_PREFIXES))
 
 
-def digest(con: duckdb.DuckDBPyConnection, topology_models: list[tuple[str, str]]) -> str:
+def digest(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> str:
     """Every row of the topology models' inputs and the SQL that computes them, as one digest."""
+    topology_models, _ = split(models)
     hashed = hashlib.sha256()
     for _name, sql in [*schema_files(), *topology_models]:
         hashed.update(sql.encode())
-    for table in input_tables():
+    for table in input_tables(con, models):
         columns = [c for (c,) in con.execute(
             "select column_name from information_schema.columns where table_catalog = current_database() "
             "and table_schema = 'main' and table_name = ? order by ordinal_position", [table]).fetchall()

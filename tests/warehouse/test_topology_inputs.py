@@ -92,4 +92,14 @@ def test_the_topology_models_read_no_price_run_or_log():
         words = set(re.findall(r"\w+", code))
         assert not words & forbidden, (name, words & forbidden)
         assert not [w for w in words if w.startswith(topology_inputs.NOT_TOPOLOGY_PREFIXES)], name
-    assert "benchmark_result" in topology_inputs.input_tables() and "price_quote" not in topology_inputs.input_tables()
+
+
+def test_every_table_a_load_writes_is_an_input_unless_listed(toy):
+    inputs = topology_inputs.input_tables(toy, db.model_files())
+    assert {"benchmark_result", "assumption", "platform", "gpu", "workload"} <= set(inputs)
+    assert not {"price_quote", "run_log", "serving_batch", "estimate_best", "night_option"} & set(inputs)
+    toy.execute("create table a_new_catalog_table (x integer)")  # a table a later load adds
+    try:
+        assert "a_new_catalog_table" in topology_inputs.input_tables(toy, db.model_files())
+    finally:
+        toy.execute("drop table a_new_catalog_table")
