@@ -7,6 +7,7 @@ DuckDB connection whose default catalog is the warehouse, so the same SQL runs o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
@@ -31,6 +32,14 @@ def schema_files() -> list[tuple[str, str]]:
 
 def model_files() -> list[tuple[str, str]]:
     return _sql_files("models")
+
+
+MODEL_DEFINES = re.compile(r"^create or replace (?:temp )?(table|view) (\w+)", re.M)
+
+
+def defined_by(models: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(kind, name) of every table and view the model files make."""
+    return [found for _file, sql in models for found in MODEL_DEFINES.findall(sql)]
 
 
 def apply_schema(con: duckdb.DuckDBPyConnection) -> None:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date
 
 import duckdb
 
 from warehouse import topology_inputs
-from warehouse.db import model_files, transaction
-
-DEFINES = re.compile(r"^create or replace (table|view) (\w+)", re.M)
+from warehouse.db import defined_by, model_files, transaction
 
 
 def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: date) -> dict[str, int]:
@@ -55,7 +52,6 @@ def _drop_changed_kinds(con: duckdb.DuckDBPyConnection, models: list[tuple[str, 
                from information_schema.tables where table_catalog = current_database() and table_schema = 'main'"""
         ).fetchall()
     )
-    for _name, sql in models:
-        for kind, obj in DEFINES.findall(sql):
-            if existing.get(obj) not in (None, kind):
-                con.execute(f"drop {existing[obj]} {obj}")
+    for kind, obj in defined_by(models):
+        if existing.get(obj) not in (None, kind):
+            con.execute(f"drop {existing[obj]} {obj}")

@@ -13,11 +13,10 @@ equal digest keeps their tables.
 from __future__ import annotations
 
 import hashlib
-import re
 
 import duckdb
 
-from warehouse.db import schema_files
+from warehouse.db import defined_by, schema_files
 
 FIRST_PRICED_MODEL = "065"  # models from here on read the run, the prices or the topology's result
 # Base tables the topology models never read: what a price load, a run or its log writes, and
@@ -30,7 +29,6 @@ NOT_TOPOLOGY_PREFIXES = ("night_",)
 # Lineage stamped on every load: a reload of the same rows changes it, and no topology model reads it.
 NOT_TOPOLOGY_COLUMNS = frozenset({"run_id", "extracted_at"})
 DIGEST_TABLE = "topology_inputs"
-DEFINES = re.compile(r"^create or replace (?:temp )?(?:table|view) (\w+)", re.M)
 
 
 def split(models: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -42,7 +40,7 @@ def split(models: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tu
 def input_tables(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> list[str]:
     """Every table the warehouse holds that no model makes (the loads' tables), less those the
     topology models never read: whatever a load adds later is an input until it is listed here."""
-    made = {name for _file, sql in models for name in DEFINES.findall(sql)} | {DIGEST_TABLE, "run_context"}
+    made = {name for _kind, name in defined_by(models)} | {DIGEST_TABLE, "run_context"}
     tables = {r[0] for r in con.execute(
         "select table_name from information_schema.tables where table_catalog = current_database() "
         "and table_schema = 'main' and table_type = 'BASE TABLE'").fetchall()}
@@ -75,7 +73,7 @@ def unchanged(con: duckdb.DuckDBPyConnection, topology_models: list[tuple[str, s
     if DIGEST_TABLE not in present:
         return False
     stored = con.execute(f"select digest from {DIGEST_TABLE}").fetchall()
-    made = {name for _file, sql in topology_models for name in DEFINES.findall(sql)}
+    made = {name for _kind, name in defined_by(topology_models)}
     return stored == [(wanted,)] and made <= present
 
 
