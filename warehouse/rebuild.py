@@ -24,11 +24,10 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
             [run_id, run_date],
         )
         _drop_changed_kinds(con, models)
-        wanted = topology_inputs.digest(con, models)
-        if topology_inputs.unchanged(con, topology, wanted):
-            topology = []
-        _run(con, topology)
-        topology_inputs.remember(con, wanted)
+        wanted, keep = topology_inputs.check(con, models)
+        if not keep:
+            _run(con, topology)
+            topology_inputs.remember(con, wanted)
         _run(con, priced)
     counts = {}
     for table in ("topology_estimate", "estimate", "calibration_point", "backtest", "pareto"):

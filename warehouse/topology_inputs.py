@@ -40,42 +40,53 @@ def split(models: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tu
 def input_tables(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> list[str]:
     """Every table the warehouse holds that no model makes (the loads' tables), less those the
     topology models never read: whatever a load adds later is an input until it is listed here."""
+    return _inputs(_objects(con), models)
+
+
+def check(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> tuple[str, bool]:
+    """The digest of the topology models' inputs now, and whether their tables can be kept: the
+    last rebuild computed them from exactly these inputs, and they are all there."""
+    objects = _objects(con)
+    wanted = _digest(con, models, objects)
+    topology_models, _ = split(models)
+    if DIGEST_TABLE not in objects or not {name for _kind, name in defined_by(topology_models)} <= objects.keys():
+        return wanted, False
+    return wanted, con.execute(f"select digest from {DIGEST_TABLE}").fetchall() == [(wanted,)]
+
+
+def remember(con: duckdb.DuckDBPyConnection, wanted: str) -> None:
+    con.execute(f"create or replace table {DIGEST_TABLE} as select ?::varchar as digest", [wanted])
+
+
+def _objects(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Table and view names of the warehouse, with their type (one catalog read: each costs a lake one)."""
+    return dict(con.execute(
+        "select table_name, table_type from information_schema.tables where table_catalog = current_database() "
+        "and table_schema = 'main'").fetchall())
+
+
+def _inputs(objects: dict[str, str], models: list[tuple[str, str]]) -> list[str]:
     made = {name for _kind, name in defined_by(models)} | {DIGEST_TABLE, "run_context"}
-    tables = {r[0] for r in con.execute(
-        "select table_name from information_schema.tables where table_catalog = current_database() "
-        "and table_schema = 'main' and table_type = 'BASE TABLE'").fetchall()}
-    return sorted(name for name in tables - made
-                  if name not in NOT_TOPOLOGY_INPUTS and not name.startswith(NOT_TOPOLOGY_PREFIXES))
+    return sorted(name for name, kind in objects.items()
+                  if kind == "BASE TABLE" and name not in made and name not in NOT_TOPOLOGY_INPUTS
+                  and not name.startswith(NOT_TOPOLOGY_PREFIXES))
 
 
-def digest(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> str:
+def _digest(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]], objects: dict[str, str]) -> str:
     """Every row of the topology models' inputs and the SQL that computes them, as one digest."""
     topology_models, _ = split(models)
     hashed = hashlib.sha256()
     for _name, sql in [*schema_files(), *topology_models]:
         hashed.update(sql.encode())
-    for table in input_tables(con, models):
-        columns = [c for (c,) in con.execute(
-            "select column_name from information_schema.columns where table_catalog = current_database() "
-            "and table_schema = 'main' and table_name = ? order by ordinal_position", [table]).fetchall()
-            if c not in NOT_TOPOLOGY_COLUMNS]
-        row = ", ".join(f'"{c}"' for c in columns)
+    inputs = _inputs(objects, models)
+    columns: dict[str, list[str]] = {table: [] for table in inputs}
+    for table, column in con.execute(
+        "select table_name, column_name from information_schema.columns where table_catalog = current_database() "
+        "and table_schema = 'main' and table_name in ? order by table_name, ordinal_position", [inputs]).fetchall():
+        if column not in NOT_TOPOLOGY_COLUMNS:
+            columns[table].append(column)
+    for table in inputs:
+        row = ", ".join(f'"{c}"' for c in columns[table])
         rows, total = con.execute(f"select count(*), coalesce(sum(hash({row})::hugeint), 0) from {table}").fetchone()
-        hashed.update(f"{table}({','.join(columns)}):{rows}:{total};".encode())
+        hashed.update(f"{table}({','.join(columns[table])}):{rows}:{total};".encode())
     return hashed.hexdigest()
-
-
-def unchanged(con: duckdb.DuckDBPyConnection, topology_models: list[tuple[str, str]], wanted: str) -> bool:
-    """Whether the last rebuild computed the topology tables from exactly these inputs, and they are all there."""
-    present = {r[0] for r in con.execute(
-        "select table_name from information_schema.tables where table_catalog = current_database() "
-        "and table_schema = 'main'").fetchall()}
-    if DIGEST_TABLE not in present:
-        return False
-    stored = con.execute(f"select digest from {DIGEST_TABLE}").fetchall()
-    made = {name for _kind, name in defined_by(topology_models)}
-    return stored == [(wanted,)] and made <= present
-
-
-def remember(con: duckdb.DuckDBPyConnection, wanted: str) -> None:
-    con.execute(f"create or replace table {DIGEST_TABLE} as select ?::varchar as digest", [wanted])
