@@ -4,8 +4,9 @@ Same data -> byte-identical PNG: matplotlib's default style (not the user's matp
 fixed DPI, text without mathtext, no "Software" tag (Agg writes no date), and data "settled"
 to 9 significant digits, below DuckDB's last-bit noise. Drawing ~40 charts takes seconds, so
 each PNG carries the digest of its data, title and drawing code in a tEXt chunk, and a
-`ChartCache` over earlier builds (the folder being rebuilt, last night's) hands back a PNG
-whose digest matches instead of drawing it again. Redrawn or reused, the bytes are the same.
+`ChartCache` over earlier builds (the folder being rebuilt, last night's), then gpucalc's
+cache of drawn charts (warehouse/cache.py), hand back a PNG whose digest matches instead of
+drawing it again. Redrawn or reused, the bytes are the same.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from pathlib import Path
 import matplotlib
 from matplotlib import style
 from matplotlib.figure import Figure
+
+from warehouse import cache as shared_cache
 
 DPI = 100
 STYLE = {"text.parse_math": False, "font.family": "DejaVu Sans", "font.size": 9, "axes.grid": True,
@@ -93,10 +96,14 @@ def make_chart(file: str, title: str, data: dict, draw: Callable[[], Figure], ca
     """Reuse an earlier PNG of exactly this chart, or draw it."""
     digest = hashlib.sha256(repr((_CODE, file, title, data)).encode()).hexdigest()
     reused = cache.get(file, digest) if cache else None
+    if reused is None:  # drawn before for another warehouse or a deleted folder (warehouse/cache.py)?
+        kept = shared_cache.read("charts", digest)
+        reused = kept if kept and png_text(kept).get(DIGEST_KEY) == digest else None
     if reused is not None:
         return Chart(file, title, reused, data, digest, drawn=False)
     with style.context("default"), matplotlib.rc_context(STYLE):
         figure = draw()
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None, DIGEST_KEY: digest})
+    shared_cache.write("charts", digest, buffer.getvalue())
     return Chart(file, title, buffer.getvalue(), data, digest)

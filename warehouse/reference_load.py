@@ -53,21 +53,16 @@ def _keyed(table: str, frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _rules(table: str, ids: dict[str, list[str]]) -> list[validation.Rule]:
-    import great_expectations as gx
-
-    e = gx.expectations
     key = _key_name(table)
     rules = [
-        validation.Rule("required_id", e.ExpectColumnValuesToNotBeNull(column=key), f"{key} is missing"),
-        validation.Rule(
-            "duplicate_key", e.ExpectColumnValuesToBeUnique(column=f"{key}_key"), f"{key} '{{{key}}}' repeats"
-        ),
+        validation.Rule("required_id", validation.not_null(key), f"{key} is missing"),
+        validation.Rule("duplicate_key", validation.unique(f"{key}_key"), f"{key} '{{{key}}}' repeats"),
     ]
     for column in POSITIVE.get(table, []):
         rules.append(
             validation.Rule(
                 f"positive_{column}",
-                e.ExpectColumnValuesToBeBetween(column=column, min_value=0, strict_min=True),
+                validation.between(column, min_value=0, strict_min=True),
                 f"{column} {{{column}}} must be a positive number",
             )
         )
@@ -75,7 +70,7 @@ def _rules(table: str, ids: dict[str, list[str]]) -> list[validation.Rule]:
         rules.append(
             validation.Rule(
                 f"unknown_{other}",
-                e.ExpectColumnValuesToBeInSet(column=column, value_set=ids[other]),
+                validation.in_set(column, ids[other]),
                 f"{column} '{{{column}}}' is not a known {other}",
             )
         )

@@ -49,6 +49,17 @@ def catalog_dir(data_directory: Path) -> Path:
     return data_directory / "catalog"
 
 
+def cache_dir() -> Path | None:
+    """Where gpucalc keeps what it can recompute (validation results): GPUCALC_CACHE_DIR, else
+    $XDG_CACHE_HOME/gpucalc, else ~/.cache/gpucalc; GPUCALC_CACHE_DIR=off keeps nothing."""
+    chosen = os.environ.get("GPUCALC_CACHE_DIR")
+    if chosen == "off":
+        return None
+    if chosen:
+        return Path(chosen).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpucalc"
+
+
 DEFAULT_MEMORY_LIMIT = "1GB"
 
 

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import logging
 import os
+import re
+import string
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
 
 import polars as pl
 
@@ -26,8 +31,49 @@ from sources.contracts import (
     PRICE_REQUIRED,
     PRICING_MODELS,
 )
+from warehouse import cache
 
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+
+
+@dataclass(frozen=True)
+class Expect:
+    """A great-expectations expectation named by its class and arguments.
+
+    It is built only when a suite runs: a batch whose result is in the cache
+    (warehouse/cache.py) never imports great-expectations, which takes ~6 s.
+    """
+
+    kind: str  # the class in great_expectations.expectations
+    args: dict
+
+    def build(self):
+        import great_expectations as gx
+
+        return getattr(gx.expectations, self.kind)(**self.args)
+
+    def columns(self) -> list[str]:
+        return [self.args["column"]] if "column" in self.args else list(self.args.get("column_list", []))
+
+
+def between(column: str, **bounds) -> Expect:
+    return Expect("ExpectColumnValuesToBeBetween", {"column": column, **bounds})
+
+
+def in_set(column: str, values) -> Expect:
+    return Expect("ExpectColumnValuesToBeInSet", {"column": column, "value_set": list(values)})
+
+
+def not_null(column: str) -> Expect:
+    return Expect("ExpectColumnValuesToNotBeNull", {"column": column})
+
+
+def unique(column: str) -> Expect:
+    return Expect("ExpectColumnValuesToBeUnique", {"column": column})
+
+
+def unique_together(columns: list[str]) -> Expect:
+    return Expect("ExpectCompoundColumnsToBeUnique", {"column_list": list(columns)})
 
 
 @dataclass(frozen=True)
@@ -35,7 +81,7 @@ class Rule:
     """One expectation and how to explain a row that breaks it."""
 
     name: str
-    expectation: object
+    expectation: Expect
     explain: str  # format string over the row's columns, e.g. "price {usd_per_gpu_hour}"
 
 
@@ -68,119 +114,100 @@ def _context():
 
 
 def _not_null(columns) -> list[Rule]:
-    import great_expectations as gx
-
-    return [
-        Rule(f"required_{c}", gx.expectations.ExpectColumnValuesToNotBeNull(column=c), f"{c} is missing")
-        for c in columns
-    ]
+    return [Rule(f"required_{c}", not_null(c), f"{c} is missing") for c in columns]
 
 
 def _resolved_gpu_rule() -> Rule:
-    import great_expectations as gx
-
-    return Rule(
-        "unknown_gpu",
-        gx.expectations.ExpectColumnValuesToBeInSet(column="gpu_check", value_set=["ok"]),
-        "{gpu_unresolved}",
-    )
+    return Rule("unknown_gpu", in_set("gpu_check", ["ok"]), "{gpu_unresolved}")
 
 
 def price_rules() -> list[Rule]:
-    import great_expectations as gx
-
-    e = gx.expectations
     return [
         *_not_null(PRICE_REQUIRED),
         Rule(
             "price_per_gpu_hour_range",
-            e.ExpectColumnValuesToBeBetween(
-                column="usd_per_gpu_hour", min_value=0, max_value=MAX_USD_PER_GPU_HOUR, strict_min=True
-            ),
+            between("usd_per_gpu_hour", min_value=0, max_value=MAX_USD_PER_GPU_HOUR, strict_min=True),
             f"usd_per_gpu_hour {{usd_per_gpu_hour}} is not in (0, {MAX_USD_PER_GPU_HOUR:g}]",
         ),
         Rule(
             "implausible_price_low",
-            e.ExpectColumnValuesToBeBetween(column="price_floor_ratio", min_value=1),
+            between("price_floor_ratio", min_value=1),
             "{usd_per_gpu_hour:.4g} USD per {gpu} GPU-hour is below the plausible floor of {floor_usd:.3g} "
             "(a quarter of owning one at its purchase price over 5 years); a unit or parsing error?",
         ),
         Rule(
             "implausible_price_high",
-            e.ExpectColumnValuesToBeBetween(column="price_ceiling_ratio", max_value=1),
+            between("price_ceiling_ratio", max_value=1),
             "{usd_per_gpu_hour:.4g} USD per {gpu} GPU-hour is above the plausible ceiling of {ceiling_usd:.3g} "
             "(its purchase price recovered in 500 hours); cents read as dollars?",
         ),
         Rule(
             "gpus_per_instance_range",
-            e.ExpectColumnValuesToBeBetween(column="gpus_per_instance", min_value=0, max_value=1024, strict_min=True),
+            between("gpus_per_instance", min_value=0, max_value=1024, strict_min=True),
             "gpus_per_instance {gpus_per_instance} is not in (0, 1024]",
         ),
         Rule(
             "known_pricing_model",
-            e.ExpectColumnValuesToBeInSet(column="pricing", value_set=list(PRICING_MODELS)),
+            in_set("pricing", list(PRICING_MODELS)),
             f"pricing '{{pricing}}' is not one of {', '.join(PRICING_MODELS)}",
         ),
         Rule(
             "currency_usd",
-            e.ExpectColumnValuesToBeInSet(column="currency", value_set=["USD"]),
+            in_set("currency", ["USD"]),
             "currency '{currency}' is not USD",
         ),
         _resolved_gpu_rule(),
         Rule(
             "duplicate_key",
-            e.ExpectCompoundColumnsToBeUnique(column_list=_key_columns(PRICE_KEY)),
+            unique_together(_key_columns(PRICE_KEY)),
             "duplicate of an earlier row with the same " + ", ".join(PRICE_KEY),
         ),
         Rule(
             "date_in_future",
-            e.ExpectColumnValuesToBeBetween(column="days_in_future", max_value=0),
+            between("days_in_future", max_value=0),
             "observed_at {observed_at} is after the run date",
         ),
     ]
 
 
 def benchmark_rules(known_workloads: list[str]) -> list[Rule]:
-    import great_expectations as gx
-
-    e = gx.expectations
     return [
         *_not_null(BENCHMARK_REQUIRED),
         Rule(
             "value_positive",
-            e.ExpectColumnValuesToBeBetween(column="value", min_value=0, strict_min=True),
+            between("value", min_value=0, strict_min=True),
             "value {value} is not positive",
         ),
         Rule(
             "exceeds_hardware_peak",
-            e.ExpectColumnValuesToBeBetween(column="peak_ratio", max_value=1),
+            between("peak_ratio", max_value=1),
             "{value:.4g} {unit} on {gpu_count} x {gpu} implies {peak_ratio:.3g}x the GPU's highest dense peak "
             "for {workload_id}: not a real measurement",
         ),
         Rule(
             "gpu_count_range",
-            e.ExpectColumnValuesToBeBetween(column="gpu_count", min_value=1, max_value=200000),
+            between("gpu_count", min_value=1, max_value=200000),
             "gpu_count {gpu_count} is not in [1, 200000]",
         ),
         Rule(
             "known_metric",
-            e.ExpectColumnValuesToBeInSet(column="metric", value_set=list(BENCHMARK_METRICS)),
+            in_set("metric", list(BENCHMARK_METRICS)),
             f"metric '{{metric}}' is not one of {', '.join(BENCHMARK_METRICS)}",
         ),
         Rule(
             "unknown_workload",
-            e.ExpectColumnValuesToBeInSet(column="workload_id", value_set=known_workloads),
+            in_set("workload_id", known_workloads),
             "workload_id '{workload_id}' is not a gpucalc workload (see the workload table)",
         ),
         _resolved_gpu_rule(),
         Rule(
             "duplicate_key",
-            e.ExpectCompoundColumnsToBeUnique(column_list=_key_columns(BENCHMARK_KEY)),
+            unique_together(_key_columns(BENCHMARK_KEY)),
             "duplicate of an earlier row with the same " + ", ".join(BENCHMARK_KEY),
         ),
         Rule(
             "date_in_future",
-            e.ExpectColumnValuesToBeBetween(column="days_in_future", max_value=0),
+            between("days_in_future", max_value=0),
             "measured_at {measured_at} is after the run date",
         ),
     ]
@@ -198,28 +225,55 @@ def validate(table: str, frame: pl.DataFrame, rules: list[Rule], required: tuple
     if frame.height == 0:
         return []
     key = _batch_key(table, frame, rules)
-    if key not in _VALIDATED:
-        if len(_VALIDATED) >= _MEMO_SIZE:
-            _VALIDATED.pop(next(iter(_VALIDATED)))
-        _VALIDATED[key] = _run_suite(table, frame, rules)
-    return list(_VALIDATED[key])
+    remembered = _recall(key)
+    if remembered is not None:
+        return remembered
+    violations = _run_suite(table, frame, rules)
+    cache.write("validation", key, json.dumps([[v.row_index, v.rule, v.detail] for v in violations]).encode())
+    return violations
 
 
-# The same batch under the same rules breaks the same rules: every run loads the bundled
-# catalog and files again, and a suite costs about half a second however small the batch.
-_VALIDATED: dict[str, list[Violation]] = {}
-_MEMO_SIZE = 64
+def _recall(key: str) -> list[Violation] | None:
+    """The violations an earlier run of the same suite on the same values found (warehouse/cache.py)."""
+    content = cache.read("validation", key)
+    try:
+        return [Violation(int(row), str(rule), str(detail)) for row, rule, detail in json.loads(content)]
+    except (TypeError, ValueError):  # none kept, or damaged: run the suite
+        return None
+
+
+# What decides a batch's result besides its rows: this file's code and the GX release.
+CODE_STAMP = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 def _batch_key(table: str, frame: pl.DataFrame, rules: list[Rule]) -> str:
-    digest = hashlib.sha256(table.encode())
-    buffer = io.BytesIO()
-    frame.write_ipc(buffer)
-    digest.update(buffer.getvalue())
+    """A digest of everything a suite's result depends on, and of nothing else.
+
+    Only the columns the rules read (and their messages name) count: a batch's payload id or
+    lineage changes every night while its values, and so its result, do not.
+    """
+    digest = hashlib.sha256(f"{CODE_STAMP}\x00{metadata.version('great_expectations')}\x00{table}".encode())
     for rule in rules:
-        digest.update(rule.name.encode() + rule.explain.encode())
-        digest.update(rule.expectation.json(exclude={"meta", "id", "rendered_content", "notes"}).encode())
+        spec = json.dumps([rule.name, rule.explain, rule.expectation.kind, rule.expectation.args],
+                          sort_keys=True, default=str)
+        digest.update(spec.encode())
+    read = sorted(set(frame.columns) & {c for rule in rules for c in _columns_read(rule)})
+    buffer = io.BytesIO()
+    frame.select(read).write_ipc(buffer)
+    digest.update(f"\x00{frame.height}\x00".encode() + buffer.getvalue())
     return digest.hexdigest()
+
+
+def _columns_read(rule: Rule) -> set[str]:
+    """The batch columns behind a rule: its expectation's (as `_for_gx` derives them) and its message's."""
+    columns = set()
+    for column in rule.expectation.columns():
+        if column == "gpu_check":
+            columns |= {"gpu", "gpu_name"}
+        else:
+            columns.add(column.removeprefix(KEY_PREFIX))
+    fields = (name for _, name, _, _ in string.Formatter().parse(rule.explain) if name)
+    return columns | {re.split(r"[.\[]", name)[0] for name in fields}
 
 
 def _run_suite(table: str, frame: pl.DataFrame, rules: list[Rule]) -> list[Violation]:
@@ -228,10 +282,13 @@ def _run_suite(table: str, frame: pl.DataFrame, rules: list[Rule]) -> list[Viola
     ctx, batch_definition = _context()
     # GX may report results in another order than the suite lists them: tag each
     # expectation with its rule name and read the tag back.
+    expectations = []
     for rule in rules:
-        rule.expectation.meta = {"rule": rule.name}
+        expectation = rule.expectation.build()
+        expectation.meta = {"rule": rule.name}
+        expectations.append(expectation)
     by_name = {rule.name: rule for rule in rules}
-    suite = gx.ExpectationSuite(name=f"{table}_suite", expectations=[r.expectation for r in rules])
+    suite = gx.ExpectationSuite(name=f"{table}_suite", expectations=expectations)
     pandas_frame = _for_gx(frame)
     batch = batch_definition.get_batch(batch_parameters={"dataframe": pandas_frame})
     result = batch.validate(suite, result_format={"result_format": "COMPLETE"})
@@ -343,4 +400,7 @@ def _explain(rule: Rule, row: dict) -> str:
 
 
 def days_in_future(column: str, run_date: date) -> pl.Expr:
-    return (pl.col(column) - pl.lit(run_date)).dt.total_days().fill_null(0).alias("days_in_future")
+    """Days after the run date, 0 for any day up to it: a batch of past rows is the same batch
+    (and its validation result is reused) whatever night loads it."""
+    days = (pl.col(column) - pl.lit(run_date)).dt.total_days()
+    return days.clip(lower_bound=0).fill_null(0).alias("days_in_future")

@@ -2,6 +2,8 @@
 
 from datetime import date
 
+import pytest
+
 from reports import chart_png, charts
 
 OPTIONS = [
@@ -11,7 +13,15 @@ OPTIONS = [
 ]
 
 
-def test_the_same_data_draws_the_same_bytes_and_last_bit_noise_does_not_matter():
+@pytest.fixture(autouse=True)
+def own_cache(monkeypatch, tmp_path):
+    """Each test its own cache of drawn charts (warehouse/cache.py), empty at the start."""
+    monkeypatch.setenv("GPUCALC_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "charts"
+
+
+def test_the_same_data_draws_the_same_bytes_and_last_bit_noise_does_not_matter(monkeypatch):
+    monkeypatch.setenv("GPUCALC_CACHE_DIR", "off")  # both drawn
     first = charts.options_chart("c.png", "t", OPTIONS, per_mtok=False)
     noisy = [dict(o, usd_total=o["usd_total"] * (1 + 1e-15)) for o in OPTIONS]
     second = charts.options_chart("c.png", "t", noisy, per_mtok=False)
@@ -33,6 +43,17 @@ def test_a_chart_whose_data_did_not_change_is_reused_not_drawn(tmp_path):
     assert not again.drawn and again.png == drawn.png
     changed = charts.price_chart("p.png", "H100-SXM", {("aws", "on_demand"): [(date(2026, 1, 1), 3.1)]}, cache)
     assert changed.drawn and changed.png != drawn.png
+
+
+def test_a_chart_drawn_once_is_reused_from_the_cache_by_any_later_build(own_cache):
+    series = {("aws", "on_demand"): [(date(2026, 1, 1), 3.0), (date(2026, 1, 2), 3.5)]}
+    drawn = charts.price_chart("p.png", "H100-SXM", series)
+    assert drawn.drawn and (own_cache / drawn.digest).read_bytes() == drawn.png
+    again = charts.price_chart("p.png", "H100-SXM", series, chart_png.ChartCache([]))
+    assert not again.drawn and again.png == drawn.png
+    (own_cache / drawn.digest).write_bytes(drawn.png[:100])  # damaged: its digest no longer reads back
+    redrawn = charts.price_chart("p.png", "H100-SXM", series)
+    assert redrawn.drawn and redrawn.png == drawn.png
 
 
 def test_backtest_and_bottleneck_charts_return_what_they_plot():

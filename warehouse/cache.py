@@ -1,0 +1,67 @@
+"""What gpucalc can recompute, kept on disk by a digest of everything it depends on.
+
+Two kinds today: validation results (warehouse/validation.py; a suite takes seconds and
+importing great-expectations ~6 s more, while the bundled catalog and benchmarks rarely change)
+and chart PNGs (reports/chart_png.py; ~0.25 s each, ~25 per report). The caller's key covers
+the inputs and the code that turns them into the result, so an entry is valid wherever it is
+found: for any warehouse, any night. One file per entry in `settings.cache_dir()/<kind>/`,
+written atomically; a missing or unreadable entry is a miss and its caller recomputes (and
+checks what it read). Entries unused for KEEP_DAYS are deleted when a new one is written.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from warehouse import settings
+
+KEEP_DAYS = 35
+
+
+def read(kind: str, key: str) -> bytes | None:
+    path = _path(kind, key)
+    if path is None:
+        return None
+    try:
+        content = path.read_bytes()
+        os.utime(path)  # in use: not pruned
+    except OSError:
+        return None
+    return content
+
+
+def write(kind: str, key: str, content: bytes) -> None:
+    """Keep `content` under `key`; a cache that cannot be written is only a cache not kept."""
+    path = _path(kind, key)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as out:
+            out.write(content)
+        os.replace(out.name, path)  # readers see the old entry or the whole new one
+        _prune(path.parent)
+    except OSError:
+        return
+
+
+def _path(kind: str, key: str) -> Path | None:
+    root = settings.cache_dir()
+    if root is None:
+        return None
+    if not key.isalnum():  # keys are hex digests: never a path of their own
+        raise ValueError(f"cache key {key!r} is not a digest")
+    return root / kind / key
+
+
+def _prune(folder: Path) -> None:
+    cutoff = time.time() - KEEP_DAYS * 86400
+    for path in folder.iterdir():
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+        except OSError:  # another process pruned it first
+            continue
