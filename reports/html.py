@@ -1,9 +1,12 @@
 """HTML beside every markdown page: the same text, readable on a phone, links and images relative.
 
-Python-Markdown (tables; toc for heading anchors) renders the page; a tree pass points links to other pages
-at their .html twin and wraps every table in a horizontally scrolling box. The stylesheet is
-inline and small, there is no script, and nothing is fetched from elsewhere (the favicon is an
-empty data: URL, so browsers ask the server for nothing that is not there).
+mistune (CommonMark with GFM tables) renders the page: headings get the ids Python-Markdown's toc
+gave them, links to other pages point at their .html twin and every table sits in a horizontally
+scrolling box. The writers escape outside text themselves (reports/markdown.py); as a second line,
+raw HTML in a page shows as text and a link or image to a javascript: (or any unlisted scheme)
+URL goes nowhere. The stylesheet is inline and small, there is no script, and nothing is fetched
+from elsewhere (the favicon is an empty data: URL, so browsers ask the server for nothing that is
+not there).
 """
 
 from __future__ import annotations
@@ -11,12 +14,10 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-import xml.etree.ElementTree as ET
+import unicodedata
 from pathlib import Path
 
-import markdown
-from markdown.extensions import Extension
-from markdown.treeprocessors import Treeprocessor
+import mistune
 
 STYLE = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d1d1f;background:#fff}
@@ -30,7 +31,7 @@ th,td{padding:0.25rem 0.5rem;border-bottom:1px solid #e3e3e3;text-align:left;ver
 th{background:#f7f7f7;position:sticky;top:0}tr:nth-child(even) td{background:#fbfbfb}
 """
 # Which code made a page: an HTML file with the same markdown beside it and this stamp is reused.
-STAMP = hashlib.sha256(Path(__file__).read_bytes() + markdown.__version__.encode()).hexdigest()[:16]
+STAMP = hashlib.sha256(Path(__file__).read_bytes() + mistune.__version__.encode()).hexdigest()[:16]
 TEMPLATE = """<!doctype html>
 <html lang="en">
 <head>
@@ -49,36 +50,52 @@ TEMPLATE = """<!doctype html>
 </html>
 """
 _MD_LINK = re.compile(r"^(?P<path>[^:?#]*?)\.md(?P<rest>#.*)?$")
+_TAG = re.compile(r"<[^>]+>")
 
 
-class _Tidy(Treeprocessor):
-    def run(self, root: ET.Element) -> None:
-        for anchor in root.iter("a"):
-            href = anchor.get("href", "")
-            match = _MD_LINK.match(href)
-            if match and "//" not in href:  # a page of the report: its HTML twin
-                anchor.set("href", f"{match['path']}.html{match['rest'] or ''}")
-        for parent in list(root.iter()):
-            for index, child in enumerate(list(parent)):
-                if child.tag == "table":
-                    box = ET.Element("div", {"class": "scroll"})
-                    parent.remove(child)
-                    box.append(child)
-                    parent.insert(index, box)
+class _Page(mistune.HTMLRenderer):
+    """One page's HTML; a fresh one per page, as heading ids must be unique only within a page."""
+
+    def __init__(self) -> None:
+        super().__init__(escape=True)  # raw HTML shows as text: a tag a writer failed to escape stays inert
+        self._ids: set[str] = set()
+
+    def text(self, text: str) -> str:
+        # escape=True would escape the `&` of the writers' own entities (`&lt;`, `&#126;`) too and show
+        # them as written; decode them first, as CommonMark says, then escape everything.
+        return mistune.safe_entity(text)
+
+    def heading(self, text: str, level: int, **attrs) -> str:
+        # The id Python-Markdown's toc gave it (pages link to e.g. #workloads, readers bookmark others):
+        # the text, tags gone, ASCII-folded, word characters and hyphens only, then _1, _2... if taken.
+        name = " ".join(html.unescape(_TAG.sub("", text)).split())
+        name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+        slug = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", name).strip().lower())
+        if slug in self._ids or not slug:
+            slug = next(f"{slug}_{n}" for n in range(1, len(self._ids) + 2) if f"{slug}_{n}" not in self._ids)
+        self._ids.add(slug)
+        return super().heading(text, level, id=slug)
+
+    def link(self, text: str, url: str, title: str | None = None) -> str:
+        match = _MD_LINK.match(url)
+        if match and "//" not in url:  # a page of the report: its HTML twin
+            url = f"{match['path']}.html{match['rest'] or ''}"
+        return super().link(text, url, title)
+
+    def table(self, text: str) -> str:  # the table plugin's markup, in a box that scrolls on a phone
+        return f'<div class="scroll"><table>\n{text}</table></div>\n'
 
 
-class _TidyExtension(Extension):
-    def extendMarkdown(self, md) -> None:  # noqa: N802 - Python-Markdown's name
-        md.treeprocessors.register(_Tidy(md), "gpucalc_tidy", 0)
+def _render(text: str) -> str:
+    return mistune.create_markdown(renderer=_Page(), plugins=["table"])(text)
 
 
 def to_html(text: str) -> str:
     """A whole HTML page for one markdown page; its title is the page's first heading."""
-    body = markdown.markdown(text, extensions=["tables", "sane_lists", "toc", _TidyExtension()], output_format="html")
     first = next((line for line in text.splitlines() if line.startswith("# ")), "# gpucalc")
-    heading = re.sub(r"<[^>]+>", "", markdown.markdown(first[2:]))  # the heading's text, markup gone
+    heading = _TAG.sub("", _render(first[2:]))  # the heading's text, markup gone
     title = html.escape(html.unescape(heading).strip(), quote=False)
-    return TEMPLATE.format(title=title, style=STYLE.strip(), body=body, stamp=STAMP)
+    return TEMPLATE.format(title=title, style=STYLE.strip(), body=_render(text), stamp=STAMP)
 
 
 def to_html_reusing(name: str, text: str, folders: list[Path]) -> str:

@@ -18,10 +18,10 @@ class Md(str):
     """Text that is already markdown (a link we built, an emphasis): not escaped again."""
 
 
-# Backslash escapes that both GitHub and Python-Markdown honour, for what could start markup
-# mid-line: emphasis, code spans, links and images (no `[`, no link), table pipes. `<`, `>`
-# and `&` become entities, so no raw HTML (and no autolink `<http://...>`) survives, and so
-# does `~` (GitHub's strikethrough; Python-Markdown would show a backslash before it). Line
+# Backslash escapes that both GitHub and the HTML renderer (mistune, reports/html.py) honour, for
+# what could start markup mid-line: emphasis, code spans, links and images (no `[`, no link),
+# table pipes. `<`, `>` and `&` become entities, so no raw HTML (and no autolink `<http://...>`)
+# survives, and so does `~` (GitHub's strikethrough; an entity reads as `~` in any renderer). Line
 # breaks would end a table row: spaces. Outside text never starts a line of a page.
 _BACKSLASHED = re.compile(r"([\\`*_\[\]|])")
 _ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "~": "&#126;"})
