@@ -6,8 +6,8 @@ running when the parent is killed. This starts that same server with a start-up 
 can set (`GPUCALC_PREFECT_STARTUP_TIMEOUT`, seconds, default 180), asks the kernel to stop it
 when the process that started it dies, however it dies (Linux `PR_SET_PDEATHSIG`), and boots
 it before this process imports Prefect, so the server's start-up (~7.5 s, mostly importing
-prefect.server) runs on one core while the run's own imports (Prefect, Great Expectations,
-Polars: ~8 s) run on the other.
+prefect.server) runs on one core while the run's own imports (Prefect, Polars, the flows)
+run on the other.
 """
 
 from __future__ import annotations
@@ -42,15 +42,15 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
-def _start_server(port: int) -> subprocess.Popen:
-    """Prefect's own temporary server (the command SubprocessASGIServer runs), started without
-    importing prefect here: the server process reads the same environment and Prefect profile."""
+def server_command(port: int) -> tuple[list[str], dict[str, str]]:
+    """Prefect's own temporary server (the command SubprocessASGIServer runs) and its environment,
+    built without importing prefect: the server process reads the same environment and profile."""
     env = {
         **os.environ,
         "PREFECT_UI_ENABLED": "0",
@@ -64,11 +64,16 @@ def _start_server(port: int) -> subprocess.Popen:
     command = [sys.executable, "-m", "uvicorn", "--app-dir", str(app_dir), "--factory",
                "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(port),
                "--log-level", "error", "--lifespan", "on"]
+    return command, env
+
+
+def _start_server(port: int) -> subprocess.Popen:
+    command, env = server_command(port)
     return subprocess.Popen(command, env=env,
                             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
 
 
-def _wait_until_up(process: subprocess.Popen, url: str, timeout_s: int) -> None:
+def wait_until_up(process: subprocess.Popen, url: str, timeout_s: int) -> None:
     import httpx
 
     deadline = time.monotonic() + timeout_s
@@ -88,7 +93,8 @@ def _wait_until_up(process: subprocess.Popen, url: str, timeout_s: int) -> None:
 
 def _warm_up() -> None:
     """Import what the run needs while the server boots in its own process (two cores, one wait)."""
-    import great_expectations  # noqa: F401  # ~6 s; validation needs it
+    # Not great-expectations (~6 s): a night whose batches were validated before never imports
+    # it (warehouse/cache.py), and importing it anyway slows the server's boot.
     import polars  # noqa: F401
 
 
@@ -101,7 +107,7 @@ def prefect_api(*modules: str) -> Iterator[str | None]:
     if os.environ.get("PREFECT_API_URL"):
         yield os.environ["PREFECT_API_URL"]
         return
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/api"
     process = _start_server(port)  # first: it boots while this process imports Prefect
     try:
@@ -115,7 +121,7 @@ def prefect_api(*modules: str) -> Iterator[str | None]:
         warm.start()
         for module in modules:
             importlib.import_module(module)
-        _wait_until_up(process, url, startup_timeout())
+        wait_until_up(process, url, startup_timeout())
         warm.join()
         # The server goes when the run ends, and Prefect's log shipper would then retry sending
         # the last lines to it for a minute ("Error logging to API"): the run keeps its own log

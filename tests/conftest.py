@@ -1,18 +1,21 @@
 """Shared fixtures: an in-memory warehouse, one Prefect server and one bundled warehouse per run.
 
 The Prefect test server takes ~20 s to start and the bundled warehouse ~10 s to build, so
-each is made once for the whole test session, only when a test asks for it; tests that
-change a warehouse work on a copy (`offline_copy`).
+each is made once for the whole test run (all workers: tests/run_services.py), only when a
+test asks for it; tests that change a warehouse work on a copy (`offline_copy`).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from datetime import date
 from pathlib import Path
 
 import pytest
+
+from tests import run_services
 
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
@@ -45,6 +48,26 @@ SLOWEST_FIRST = (
 )
 
 
+def pytest_configure(config):
+    """One folder for the whole run, shared by the workers and the commands they start (they
+    inherit the environment): the servers all workers use (tests/run_services.py) and one
+    validation and chart cache, so the first test to load a batch or draw a chart pays for it
+    and the rest reuse it (warehouse/cache.py). No other run shares it."""
+    if hasattr(config, "workerinput"):
+        return
+    config.gpucalc_run = Path(tempfile.mkdtemp(prefix="gpucalc-test-run-"))
+    os.environ[run_services.RUN_DIR] = str(config.gpucalc_run)
+    os.environ[run_services.MAIN_PID] = str(os.getpid())
+    os.environ.setdefault("GPUCALC_CACHE_DIR", str(config.gpucalc_run / "cache"))
+
+
+def pytest_unconfigure(config):
+    run = getattr(config, "gpucalc_run", None)
+    if run:
+        run_services.stop_all(run)
+        shutil.rmtree(run, ignore_errors=True)
+
+
 @pytest.fixture
 def con():
     from warehouse import db
@@ -56,24 +79,55 @@ def con():
 
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """One throwaway Prefect API (temporary SQLite) for every test that runs a flow."""
-    from prefect.testing.utilities import prefect_test_harness
+    """The run's one throwaway Prefect API (its own SQLite database), for every test that runs a flow."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    with prefect_test_harness(server_startup_timeout=180):
-        yield
+    url = run_services.shared("prefect", _start_prefect)["url"]
+    with temporary_settings(updates={PREFECT_API_URL: url}):
+        yield url
+
+
+def _start_prefect(folder: Path) -> dict:
+    import subprocess
+
+    from flows import prefect_api
+
+    folder.mkdir()
+    port = prefect_api.free_port()
+    command, env = prefect_api.server_command(port)
+    env |= {"PREFECT_HOME": str(folder), "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{folder}/prefect.db"}
+    log = (folder / "server.log").open("w")
+    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/api"
+    try:
+        prefect_api.wait_until_up(process, url, 180)
+    except BaseException:
+        process.kill()
+        raise
+    return {"url": url, "stop": ["kill", "-TERM", str(process.pid)]}
 
 
 @pytest.fixture(scope="session")
 def offline_data(tmp_path_factory) -> Path:
-    """A data directory as `gpucalc run --offline --date 2026-11-29` leaves it (no report)."""
+    """A data directory as `gpucalc run --offline --date 2026-11-29` leaves it (no report).
+
+    Built once for the whole run, by whichever worker asks first; each worker reads its own copy.
+    """
+    built = run_services.shared("offline", _build_offline)["data"]
+    data = tmp_path_factory.mktemp("offline")
+    shutil.copytree(built, data, dirs_exist_ok=True)
+    return data
+
+
+def _build_offline(data: Path) -> dict:
     from flows.writer import new_run_id, write_run
     from warehouse import settings
     from warehouse.load import RunContext
 
-    data = tmp_path_factory.mktemp("offline")
+    data.mkdir()
     run = RunContext.new(new_run_id(OFFLINE_DAY), OFFLINE_DAY)
     write_run(settings.warehouse_path(data), data, run, "offline", [], bundled_prices=True)
-    return data
+    return {"data": str(data)}
 
 
 @pytest.fixture
@@ -86,15 +140,13 @@ def offline_copy(offline_data, tmp_path) -> Path:
 
 @pytest.fixture(scope="session")
 def postgres_server():
-    """One real PostgreSQL server (Debian's packages) for the session; skipped where none can start."""
+    """The run's one real PostgreSQL server (Debian's packages); skipped where none can start."""
     from tests import pg_server
 
     try:
-        server = pg_server.start()
+        return pg_server.PostgresServer.from_details(run_services.shared("postgres", pg_server.start_shared))
     except pg_server.NoPostgres as exc:
         pytest.skip(f"no PostgreSQL server for the DuckLake PostgreSQL-catalog tests: {exc}")
-    yield server
-    server.stop()
 
 
 def pytest_xdist_make_scheduler(config, log):

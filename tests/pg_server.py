@@ -1,7 +1,7 @@
 """A real PostgreSQL server for the tests, from the Debian packages (`apt-get install -y postgresql`).
 
-Started once per test session on 127.0.0.1 and a free port, with its data and socket in a
-temporary folder, and stopped at the end. initdb refuses to run as root, so as root the
+Started once per test run (tests/run_services.py) on 127.0.0.1 and a free port, with its data
+and socket in a temporary folder, and stopped at the end. initdb refuses to run as root, so as root the
 server runs as the `postgres` user the package creates. Durability is off (fsync=off): the
 server lives for one test session.
 """
@@ -43,10 +43,21 @@ class PostgresServer:
             con.execute(f'create database "{name}"')
         return self.conninfo(name)
 
-    def stop(self) -> None:
-        subprocess.run([*self.run_as, str(self.bin_dir / "pg_ctl"), "-D", str(self.root / "data"), "-m", "immediate",
-                        "stop"], capture_output=True, timeout=60)
-        shutil.rmtree(self.root, ignore_errors=True)
+    @classmethod
+    def from_details(cls, details: dict) -> PostgresServer:
+        return cls(Path(details["root"]), details["port"], Path(details["bin_dir"]), details["run_as"])
+
+    def stop_command(self) -> list[str]:
+        stop = [*self.run_as, str(self.bin_dir / "pg_ctl"), "-D", str(self.root / "data"), "-m", "immediate", "stop"]
+        return ["sh", "-c", '"$@"; rm -rf "$0"', str(self.root), *stop]  # stop, then remove its folder
+
+
+def start_shared(_folder: Path) -> dict:
+    """`start()`, described for tests/run_services.py (the server keeps its own folder: the
+    `postgres` user must reach it, and the run's folder is private to root)."""
+    server = start()
+    return {"root": str(server.root), "port": server.port, "bin_dir": str(server.bin_dir), "run_as": server.run_as,
+            "stop": server.stop_command()}
 
 
 def start() -> PostgresServer:
