@@ -73,13 +73,14 @@ def _start_server(port: int) -> subprocess.Popen:
                             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
 
 
-def wait_until_up(process: subprocess.Popen, url: str, timeout_s: int) -> None:
+def wait_until_up(process: subprocess.Popen | None, url: str, timeout_s: int) -> None:
+    """Wait for the server at `url` to answer; `process`, if this process started it, ends the wait by exiting."""
     import httpx
 
     deadline = time.monotonic() + timeout_s
     with httpx.Client() as client:
         while time.monotonic() < deadline:
-            if process.poll() is not None:
+            if process is not None and process.poll() is not None:
                 raise RuntimeError(f"Prefect's temporary API server exited with code {process.returncode}")
             try:
                 if client.get(f"{url}/health").status_code == 200:

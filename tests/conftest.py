@@ -82,9 +82,18 @@ def prefect_harness():
     """The run's one throwaway Prefect API (its own SQLite database), for every test that runs a flow."""
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    url = run_services.shared("prefect", _start_prefect)["url"]
+    from flows import prefect_api
+
+    url = prefect_starting()
+    prefect_api.wait_until_up(None, url, 180)
     with temporary_settings(updates={PREFECT_API_URL: url}):
         yield url
+
+
+def prefect_starting() -> str:
+    """The run's Prefect API, started if nobody has yet; returns at once, while it boots (~19 s,
+    half of it migrating a fresh database): a fixture that will need it calls this first."""
+    return run_services.shared("prefect", _start_prefect)["url"]
 
 
 def _start_prefect(folder: Path) -> dict:
@@ -96,15 +105,9 @@ def _start_prefect(folder: Path) -> dict:
     port = prefect_api.free_port()
     command, env = prefect_api.server_command(port)
     env |= {"PREFECT_HOME": str(folder), "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{folder}/prefect.db"}
-    log = (folder / "server.log").open("w")
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}/api"
-    try:
-        prefect_api.wait_until_up(process, url, 180)
-    except BaseException:
-        process.kill()
-        raise
-    return {"url": url, "stop": ["kill", "-TERM", str(process.pid)]}
+    with (folder / "server.log").open("w") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    return {"url": f"http://127.0.0.1:{port}/api", "stop": ["kill", "-TERM", str(process.pid)]}
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,8 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
+from tests.conftest import prefect_starting
+
 D0, D1, D2 = date(2026, 11, 20), date(2026, 11, 24), date(2026, 11, 25)
 HOSTILE = "8x L40S <b>|quoted|</b> [x](javascript:alert(1))"
 HEADER = "provider,region,instance_type,gpu_name,gpus_per_instance,usd_per_instance_hour,pricing\n"
@@ -28,7 +30,7 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture(scope="session")
-def nights(tmp_path_factory, prefect_harness):
+def nights(request, tmp_path_factory):
     from flows.backfill import ingest_file
     from flows.nightly import nightly
     from flows.writer import new_run_id, parse_kept, write_run
@@ -38,6 +40,7 @@ def nights(tmp_path_factory, prefect_harness):
     from warehouse import settings
     from warehouse.load import RunContext
 
+    prefect_starting()  # it boots while night D1 is written
     data = tmp_path_factory.mktemp("nights")
     files = tmp_path_factory.mktemp("quotes")
     warehouse, reports = settings.warehouse_path(data), settings.reports_dir(data)
@@ -58,6 +61,7 @@ def nights(tmp_path_factory, prefect_harness):
     night1 = folder_bytes(reports / D1.isoformat())
     ingest_file("quotes", quotes("old.csv", 4.0, OTHER), None, D0, data)  # backfill of an older day
     ingest_file("quotes", quotes("v2.csv", 7.2), None, D2, data)  # $0.90 per GPU-hour tonight
+    request.getfixturevalue("prefect_harness")
     state = nightly(run_date=D2, offline=True, data_dir=str(data), return_state=True)
     flow_result = state.result()
     night2 = folder_bytes(reports / D2.isoformat())
