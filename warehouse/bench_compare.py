@@ -64,6 +64,9 @@ ROWS = [  # (label, figure key, format)
     ("estimate rows", "rows", "{:,}"),
     ("recompute s", "seconds", "{:.2f}"),
     ("DuckDB floor s", "floor_seconds", "{:.2f}"),
+    ("recompute / floor", "floor_ratio", "{:.1f}x"),
+    ("later night s", "price_night_seconds", "{:.2f}"),
+    ("later night / floor", "price_night_floor_ratio", "{:.1f}x"),
     ("rows/s", "rows_per_s", "{:,}"),
     ("full scan s", "full_scan_seconds", "{:.2f}"),
     ("peak RSS MB", "recompute_peak_rss_mb", "{:,.0f}"),
@@ -85,6 +88,9 @@ def format_side_by_side(results: dict[str, dict]) -> str:
         base = results[names[0]]["seconds"]
         lines.append("vs first".ljust(20) + "".join(f"{results[n]['seconds'] / base:.2f}x".rjust(width) for n in names))
     first = results[names[0]]
+    kept = all(results[n].get("price_night_layouts_kept") for n in names)
+    lines.append("(later night: every price moved 1%, the catalog and benchmarks did not; the layouts' models "
+                 + ("kept their tables)" if kept else "were computed again on some backend)"))
     lines.append(
         f"(same synthetic warehouse: {first['workloads']} workloads x {first['platforms']} platforms, "
         f"{first['quotes']:,} quotes; threads={first['threads']} memory_limit={first['memory_limit']}, "

@@ -244,6 +244,7 @@ def _recall(key: str) -> list[Violation] | None:
 
 # What decides a batch's result besides its rows: this file's code and the GX release.
 CODE_STAMP = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+GX_RELEASE = metadata.version("great_expectations")
 
 
 def _batch_key(table: str, frame: pl.DataFrame, rules: list[Rule]) -> str:
@@ -252,7 +253,7 @@ def _batch_key(table: str, frame: pl.DataFrame, rules: list[Rule]) -> str:
     Only the columns the rules read (and their messages name) count: a batch's payload id or
     lineage changes every night while its values, and so its result, do not.
     """
-    digest = hashlib.sha256(f"{CODE_STAMP}\x00{metadata.version('great_expectations')}\x00{table}".encode())
+    digest = hashlib.sha256(f"{CODE_STAMP}\x00{GX_RELEASE}\x00{table}".encode())
     for rule in rules:
         spec = json.dumps([rule.name, rule.explain, rule.expectation.kind, rule.expectation.args],
                           sort_keys=True, default=str)

@@ -161,6 +161,8 @@ def test_bench_recomputes_on_a_lake_too_and_prints_the_figures_side_by_side(tmp_
     label, memory_rows, lake_rows = rows.rsplit(maxsplit=2)
     assert label == "estimate rows" and memory_rows == lake_rows  # the same warehouse, recomputed on each
     assert "recompute s" in result.output and "vs first" in result.output
+    assert "recompute / floor" in result.output and "later night / floor" in result.output
+    assert "the layouts' models kept their tables" in result.output  # on the lake as in memory
     assert list(tmp_path.iterdir()) == []  # both temporary warehouses are gone
     bad = CliRunner().invoke(app, ["bench", "--backends", "file,oracle"])
     assert bad.exit_code == 2 and "unknown backend oracle" in bad.output

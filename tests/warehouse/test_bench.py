@@ -18,6 +18,9 @@ def test_bench_produces_about_the_rows_asked_for_and_reports_rates(tmp_path):
     assert figures["rows"] > figures["base_rows"]
     assert figures["seconds"] > 0
     assert figures["rows_per_s"] > 0
+    # a later night where only prices moved keeps the layouts' tables and recomputes the rest
+    assert figures["price_night_layouts_kept"] is True and figures["price_night_seconds"] > 0
+    assert figures["price_night_floor_ratio"] == round(figures["price_night_seconds"] / figures["floor_seconds"], 1)
     assert figures["peak_rss_mb"] > 0
     assert figures["threads"] >= 1
     assert figures["memory_limit"]
