@@ -101,7 +101,7 @@ def _start_prefect(folder: Path) -> dict:
 
     from flows import prefect_api
 
-    folder.mkdir()
+    folder.mkdir(exist_ok=True)
     port = prefect_api.free_port()
     command, env = prefect_api.server_command(port)
     env |= {"PREFECT_HOME": str(folder), "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{folder}/prefect.db"}
@@ -127,6 +127,7 @@ def _build_offline(data: Path) -> dict:
     from warehouse import settings
     from warehouse.load import RunContext
 
+    shutil.rmtree(data, ignore_errors=True)  # what a worker that failed here left
     data.mkdir()
     run = RunContext.new(new_run_id(OFFLINE_DAY), OFFLINE_DAY)
     write_run(settings.warehouse_path(data), data, run, "offline", [], bundled_prices=True)

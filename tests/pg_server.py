@@ -1,9 +1,9 @@
 """A real PostgreSQL server for the tests, from the Debian packages (`apt-get install -y postgresql`).
 
-Started once per test run (tests/run_services.py) on 127.0.0.1 and a free port, with its data
-and socket in a temporary folder, and stopped at the end. initdb refuses to run as root, so as root the
-server runs as the `postgres` user the package creates. Durability is off (fsync=off): the
-server lives for one test session.
+Started once per test run (tests/run_services.py) on 127.0.0.1 and a free port, with its
+data and socket in a temporary folder, and stopped at the end. initdb refuses to run as root,
+so as root the server runs as the `postgres` user the package creates. Durability is off
+(fsync=off): the server lives for one test run.
 """
 
 from __future__ import annotations

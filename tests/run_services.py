@@ -3,8 +3,8 @@
 Under `pytest -n 2` each worker is its own session, so a session fixture that starts a
 server starts it twice: a Prefect server on a fresh database takes ~19 s (half of it
 migrating the database), PostgreSQL's initdb a few more, the bundled night ~10 s. Here the
-first worker that asks
-starts it under a lock and writes how to reach it into the run's folder; the other reads that.
+first worker that asks starts it under a lock and writes how to reach it into the run's
+folder; the other reads that.
 
 A server outlives the worker that started it (the other may still use it): the run's main
 process stops every server at its end (`stop_all`, from pytest_unconfigure), and a small
