@@ -4,6 +4,7 @@ renting, spot time, and instances that cannot realise a layout."""
 
 from datetime import date
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -160,3 +161,19 @@ def test_an_instance_smaller_than_a_node_cannot_carry_a_multi_node_layout(built)
 
     assert rows("kind <> 'serving'") == 0
     assert rows("workload_id = 'toy-demand'") > 0
+
+
+def test_a_topology_is_one_workload_platform_and_gpu_count(offline_data):
+    """estimate_best groups the pairs by topology id on the strength of this (091_estimate_best.sql)."""
+    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
+    try:
+        rows, triples, kinds = con.execute(
+            "select count(*), count(distinct (workload_id, platform_id, n_gpus)), count(distinct kind) "
+            "from topology_estimate").fetchone()
+        best, keys = con.execute(
+            "select count(*), count(distinct (workload_id, platform_id, n_gpus, pricing)) from estimate_best"
+        ).fetchone()
+    finally:
+        con.close()
+    assert rows == triples > 1000 and kinds >= 3  # training, serving and role pipelines all in it
+    assert best == keys > 0

@@ -1,14 +1,16 @@
 -- estimate_best: the cheapest quote per workload x platform x GPU count x price basis, ranked
 -- over the narrow pairs (one hash aggregate on numbers) and built as full rows for the winners
--- only. Ties go to the first quote in quote_id order (provider, region, zone, instance, source
--- and reference by name; price_option), then the first topology, so two runs on the same data
--- keep the same row. Pareto, estimate_daily, the marts and the night's snapshot read these
--- rows, not the estimate rows again.
+-- only. A topology is one workload x platform x GPU count (topology_estimate has one row per
+-- such triple: the workload's own precision, one layout each), so the pairs are grouped by its
+-- id rather than by the two names. Ties go to the first quote in quote_id order (provider,
+-- region, zone, instance, source and reference by name; price_option), so two runs on the same
+-- data keep the same row. Pareto, estimate_daily, the marts and the night's snapshot read
+-- these rows, not the estimate rows again.
 create or replace temp table estimate_best_pair as
 select unnest(arg_min(struct_pack(p.topology_id, p.quote_id, p.instances, p.time_factor, p.usd_total),
-                      (p.usd_total, p.quote_id, p.topology_id)))
+                      (p.usd_total, p.quote_id)))
 from estimate_pair p
-group by p.workload_id, p.platform_id, p.n_gpus, p.pricing;
+group by p.topology_id, p.pricing;
 
 create or replace table estimate_best as
 select * from estimate_rows('estimate_best_pair');
