@@ -177,3 +177,8 @@ def test_a_topology_is_one_workload_platform_and_gpu_count(offline_data):
         con.close()
     assert rows == triples > 1000 and kinds >= 3  # training, serving and role pipelines all in it
     assert best == keys > 0
+
+
+def test_the_rebuild_counts_every_estimate_row(built):
+    counts = rebuild_estimates(built, "again", RUN.run_date)
+    assert counts["estimate"] == built.execute("select count(*) from estimate").fetchone()[0] > 0

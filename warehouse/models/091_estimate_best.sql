@@ -6,9 +6,12 @@
 -- region, zone, instance, source and reference by name; price_option), so two runs on the same
 -- data keep the same row. Pareto, estimate_daily, the marts and the night's snapshot read
 -- these rows, not the estimate rows again.
+-- `pairs`: how many the winner was chosen from; their sum is the number of estimate rows,
+-- which the rebuild reports without evaluating the estimate view a second time.
 create or replace temp table estimate_best_pair as
 select unnest(arg_min(struct_pack(p.topology_id, p.quote_id, p.instances, p.time_factor, p.usd_total),
-                      (p.usd_total, p.quote_id)))
+                      (p.usd_total, p.quote_id))),
+       count(*) as pairs
 from estimate_pair p
 group by p.topology_id, p.pricing;
 
