@@ -50,8 +50,8 @@ def catalog_dir(data_directory: Path) -> Path:
 
 
 def cache_dir() -> Path | None:
-    """Where gpucalc keeps what it can recompute (validation results): GPUCALC_CACHE_DIR, else
-    $XDG_CACHE_HOME/gpucalc, else ~/.cache/gpucalc; GPUCALC_CACHE_DIR=off keeps nothing."""
+    """Where gpucalc keeps what it can recompute (validation results, drawn charts):
+    GPUCALC_CACHE_DIR, else $XDG_CACHE_HOME/gpucalc, else ~/.cache/gpucalc; `off` keeps nothing."""
     chosen = os.environ.get("GPUCALC_CACHE_DIR")
     if chosen == "off":
         return None
