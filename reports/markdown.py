@@ -70,12 +70,19 @@ _GITHUB_REF = re.compile(r"^(?P<repo>[\w.-]+/[\w.-]+)@(?P<rev>[0-9a-f]{6,40}):(?
 
 
 def source_link(ref) -> Md:
-    """A source reference as a link where it names a web address or a GitHub file at a commit."""
+    """A source reference as a link where it names a web address or a GitHub file at a commit.
+
+    The catalog gives several references as `a;b` and notes after an address
+    (`https://... (price: ...)`): each address is its own link, its note plain text after it.
+    """
     if ref is None:
         return Md("")
     text = str(ref).strip()
+    if ";" in text:
+        return Md("; ".join(source_link(part) for part in text.split(";") if part.strip()))
     if text.startswith(("http://", "https://")):
-        return link(text, text)
+        address, _, note = text.partition(" ")
+        return Md(link(address, address) + (" " + escape(note.strip()) if note.strip() else ""))
     github = _GITHUB_REF.match(text)
     if github:
         path = github["path"]

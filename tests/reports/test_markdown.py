@@ -45,6 +45,10 @@ def test_source_references_link_to_their_files():
         "(https://github.com/mlcommons/inference_results_v4.1/blob/198fc46/closed/AMD/x.txt)")
     assert source_link("owner/repo@abcdef1:dir/").endswith("(https://github.com/owner/repo/tree/abcdef1/dir/)")
     assert source_link("sources/data/CATALOG.md (estimates)") == "sources/data/CATALOG.md (estimates)"
+    # several references, an address with a note after it: each address its own link, the note text
+    assert source_link("https://a.example/x.pdf;https://b.example/y.csv (price: list, 2024)") == (
+        "[https://a.example/x.pdf](https://a.example/x.pdf); [https://b.example/y.csv](https://b.example/y.csv) "
+        "(price: list, 2024)")
 
 
 def test_code_spans_fence_past_backticks():
