@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from datetime import date
 from pathlib import Path
@@ -66,6 +67,17 @@ def pytest_unconfigure(config):
     if run:
         run_services.stop_all(run)
         shutil.rmtree(run, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _prefect_events_stopped_after_each_test():
+    """After a flow has run, Prefect's events client keeps a websocket open on a background
+    thread, and its keepalive pings draw from the global `random`: a later Hypothesis test on the
+    same worker then warns that its strategy used `random`. Stop those clients after every test
+    (nothing to stop where no flow ran); the next flow starts its own."""
+    yield
+    if "prefect.events.worker" in sys.modules:
+        sys.modules["prefect.events.worker"].EventsWorker.drain_all(timeout=10)
 
 
 @pytest.fixture
