@@ -29,19 +29,11 @@ with layouts as (
     where w.kind = 'serving' and w.experts > 1
       and ep.ep <= least(w.experts, p.gpus_per_node * p.max_nodes)
 ),
-disaggregated as (
-    -- a job with a demand may also run disaggregated: prompts on prefill GPUs of their own,
-    -- the replica only decodes (the MLPerf definitions are measured colocated)
-    select l.*, d.disagg
-    from layouts l
-    cross join (values (false), (true)) d(disagg)
-    where not d.disagg
-       or (select coalesce(w.demand_tokens_per_s, 0) > 0 from workload_spec w where w.workload_id = l.workload_id)
-),
 layout_facts as (
     -- everything about a layout that does not depend on its batch, joined once per layout
     select
         g.*,
+        d.disagg,
         g.tp * g.pp * g.ep as replica_gpus,
         pw.dtype, pw.run_dtype, pw.peak_tflops, pw.serve_eff, pw.wide_peak_tflops, pw.wide_serve_eff,
         w.scenario, w.input_len, w.output_len, w.ttft_ms, w.tpot_ms, w.total_tokens, w.token_unit,
@@ -95,12 +87,16 @@ layout_facts as (
         -- (E[L^2] / 2E[L] = mean x (1 + cv^2) / 2)
         w.input_len + w.output_len / 2.0 * (1.0 + pow(coalesce(w.output_len_cv, 0.0), 2)) as mean_ctx,
         w.output_len_cv, w.max_output_len, w.samples
-    from disaggregated g
+    from layouts g
+    -- a job with a demand may also run disaggregated: prompts on prefill GPUs of their own,
+    -- the replica only decodes (the MLPerf definitions are measured colocated)
+    cross join (values (false), (true)) d(disagg)
     join workload_spec w using (workload_id)
     join platform_spec p using (platform_id)
     join platform_workload pw using (platform_id, workload_id)
     left join stage_efficiency_default s on s.stage = 'decode'
     left join stage_efficiency_default sp on sp.stage = 'prefill'
+    where not d.disagg or coalesce(w.demand_tokens_per_s, 0) > 0
 ),
 sized as (
     select
