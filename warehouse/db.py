@@ -42,6 +42,15 @@ def defined_by(models: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [found for _file, sql in models for found in MODEL_DEFINES.findall(sql)]
 
 
+def objects(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The warehouse's tables and views by name, each 'table' or 'view' (one catalog read: on a
+    lake each costs a round trip to the catalog)."""
+    return dict(con.execute(
+        """select table_name, case when table_type = 'VIEW' then 'view' else 'table' end
+           from information_schema.tables where table_catalog = current_database() and table_schema = 'main'"""
+    ).fetchall())
+
+
 def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Apply every schema file in order; each is idempotent, so this runs on every connect."""
     for _name, sql in schema_files():

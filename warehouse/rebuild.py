@@ -7,7 +7,7 @@ from datetime import date
 import duckdb
 
 from warehouse import topology_inputs
-from warehouse.db import defined_by, model_files, transaction
+from warehouse.db import defined_by, model_files, objects, transaction
 
 
 def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: date) -> dict[str, int]:
@@ -47,12 +47,7 @@ def _run(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:
 
 def _drop_changed_kinds(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:
     """A model that became a view (or a table) replaces the object an older run left under its name."""
-    existing = dict(
-        con.execute(
-            """select table_name, case when table_type = 'VIEW' then 'view' else 'table' end
-               from information_schema.tables where table_catalog = current_database() and table_schema = 'main'"""
-        ).fetchall()
-    )
+    existing = objects(con)
     for kind, obj in defined_by(models):
         if existing.get(obj) not in (None, kind):
             con.execute(f"drop {existing[obj]} {obj}")

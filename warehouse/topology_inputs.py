@@ -16,7 +16,7 @@ import hashlib
 
 import duckdb
 
-from warehouse.db import defined_by, schema_files
+from warehouse.db import defined_by, objects, schema_files
 
 FIRST_PRICED_MODEL = "065"  # models from here on read the run, the prices or the topology's result
 # Base tables the topology models never read: what a price load, a run or its log writes, and
@@ -40,16 +40,16 @@ def split(models: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tu
 def input_tables(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> list[str]:
     """Every table the warehouse holds that no model makes (the loads' tables), less those the
     topology models never read: whatever a load adds later is an input until it is listed here."""
-    return _inputs(_objects(con), models)
+    return _inputs(objects(con), models)
 
 
 def check(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> tuple[str, bool]:
     """The digest of the topology models' inputs now, and whether their tables can be kept: the
     last rebuild computed them from exactly these inputs, and they are all there."""
-    objects = _objects(con)
-    wanted = _digest(con, models, objects)
+    present = objects(con)
+    wanted = _digest(con, models, present)
     topology_models, _ = split(models)
-    if DIGEST_TABLE not in objects or not {name for _kind, name in defined_by(topology_models)} <= objects.keys():
+    if DIGEST_TABLE not in present or not {name for _kind, name in defined_by(topology_models)} <= present.keys():
         return wanted, False
     return wanted, con.execute(f"select digest from {DIGEST_TABLE}").fetchall() == [(wanted,)]
 
@@ -58,27 +58,20 @@ def remember(con: duckdb.DuckDBPyConnection, wanted: str) -> None:
     con.execute(f"create or replace table {DIGEST_TABLE} as select ?::varchar as digest", [wanted])
 
 
-def _objects(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """Table and view names of the warehouse, with their type (one catalog read: each costs a lake one)."""
-    return dict(con.execute(
-        "select table_name, table_type from information_schema.tables where table_catalog = current_database() "
-        "and table_schema = 'main'").fetchall())
-
-
-def _inputs(objects: dict[str, str], models: list[tuple[str, str]]) -> list[str]:
+def _inputs(present: dict[str, str], models: list[tuple[str, str]]) -> list[str]:
     made = {name for _kind, name in defined_by(models)} | {DIGEST_TABLE, "run_context"}
-    return sorted(name for name, kind in objects.items()
-                  if kind == "BASE TABLE" and name not in made and name not in NOT_TOPOLOGY_INPUTS
+    return sorted(name for name, kind in present.items()
+                  if kind == "table" and name not in made and name not in NOT_TOPOLOGY_INPUTS
                   and not name.startswith(NOT_TOPOLOGY_PREFIXES))
 
 
-def _digest(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]], objects: dict[str, str]) -> str:
+def _digest(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]], present: dict[str, str]) -> str:
     """Every row of the topology models' inputs and the SQL that computes them, as one digest."""
     topology_models, _ = split(models)
     hashed = hashlib.sha256()
     for _name, sql in [*schema_files(), *topology_models]:
         hashed.update(sql.encode())
-    inputs = _inputs(objects, models)
+    inputs = _inputs(present, models)
     columns: dict[str, list[str]] = {table: [] for table in inputs}
     for table, column in con.execute(
         "select table_name, column_name from information_schema.columns where table_catalog = current_database() "
