@@ -11,11 +11,12 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from flows.prefect_api import free_port
 
 
 class NoPostgres(Exception):
@@ -66,7 +67,7 @@ def start() -> PostgresServer:
     root = Path(tempfile.mkdtemp(prefix="gpucalc-pg-"))
     if run_as:
         shutil.chown(root, "postgres")
-    server = PostgresServer(root, _free_port(), bin_dir, run_as)
+    server = PostgresServer(root, free_port(), bin_dir, run_as)
     _run(server, "initdb", "-D", str(root / "data"), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
     options = f"-p {server.port} -k {root} -c listen_addresses={server.host} -c fsync=off -c max_connections=50"
     _run(server, "pg_ctl", "-D", str(root / "data"), "-o", options, "-l", str(root / "server.log"), "-w", "-t", "60",
@@ -105,8 +106,3 @@ def _run(server: PostgresServer, program: str, *args: str) -> None:
         shutil.rmtree(server.root, ignore_errors=True)
         raise NoPostgres(f"{program} failed: {(result.stderr or result.stdout).strip()[:300]}")
 
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]

@@ -270,7 +270,7 @@ def _columns_read(rule: Rule) -> set[str]:
     columns = set()
     for column in rule.expectation.columns():
         if column == "gpu_check":
-            columns |= {"gpu", "gpu_name"}
+            columns |= set(GPU_CHECK_FROM)
         else:
             columns.add(column.removeprefix(KEY_PREFIX))
     fields = (name for _, name, _, _ in string.Formatter().parse(rule.explain) if name)
@@ -373,6 +373,9 @@ def quarantine_unsafe_values(source: str, frame: pl.DataFrame) -> tuple[pl.DataF
     return frame.filter(~pl.int_range(pl.len()).is_in(indices)), rejects
 
 
+GPU_CHECK_FROM = ("gpu", "gpu_name")  # the columns `_for_gx` derives gpu_check from
+
+
 def _for_gx(frame: pl.DataFrame):
     # Key parts may legitimately be null (zone); the duplicate check compares copies in
     # which null is "", so two rows that differ only in being null are the same key. The
@@ -381,7 +384,7 @@ def _for_gx(frame: pl.DataFrame):
     resolved = (
         [(pl.col("gpu").is_not_null() | pl.col("gpu_name").is_null()).replace_strict({True: "ok", False: "unresolved"})
          .alias("gpu_check")]
-        if {"gpu", "gpu_name"} <= set(frame.columns) else []
+        if set(GPU_CHECK_FROM) <= set(frame.columns) else []
     )
     return frame.with_columns(
         [pl.col(c).cast(pl.String).fill_null("").alias(KEY_PREFIX + c) for c in sorted(key_columns)] + resolved
