@@ -26,6 +26,8 @@ class Md(str):
 _BACKSLASHED = re.compile(r"([\\`*_\[\]|])")
 _ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "~": "&#126;"})
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+# Any character the escapes below would change: most cells (numbers, GPU and provider ids) have none.
+_NEEDS_ESCAPING = re.compile(r"[\\`*_\[\]|&<>~\x00-\x1f\x7f]")
 
 
 def escape(value) -> str:
@@ -34,7 +36,10 @@ def escape(value) -> str:
         return ""
     if isinstance(value, Md):
         return value
-    text = _BACKSLASHED.sub(r"\\\1", _CONTROL.sub(" ", str(value)))
+    text = str(value)
+    if not _NEEDS_ESCAPING.search(text):
+        return text
+    text = _BACKSLASHED.sub(r"\\\1", _CONTROL.sub(" ", text))
     return text.translate(_ENTITIES)  # after the backslashes, which would otherwise double
 
 

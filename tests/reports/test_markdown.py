@@ -27,6 +27,17 @@ def test_escape_keeps_markdown_we_built():
     assert escape(None) == "" and escape("plain text 1.5") == "plain text 1.5"
 
 
+def test_escape_changes_exactly_the_characters_that_could_be_markup():
+    """Each character alone, by hand: backslashed, an entity, a space for a control, else as written
+    (escape skips its substitutions for text with none of these; this holds the two in step)."""
+    expected = {ch: "\\" + ch for ch in "\\`*_[]|"} | {"&": "&amp;", "<": "&lt;", ">": "&gt;", "~": "&#126;"}
+    expected |= {chr(code): " " for code in [*range(0x20), 0x7F]}
+    for code_point in range(0x300):
+        ch = chr(code_point)
+        assert escape(ch) == expected.get(ch, ch), repr(ch)
+    assert escape("x" * 50 + "|") == "x" * 50 + "\\|"
+
+
 @pytest.mark.parametrize("url", ["javascript:alert(1)", "data:text/html,x", "ftp://e.com", "http//no", ""])
 def test_only_web_addresses_become_links(url):
     assert link("x", url) == "x"
