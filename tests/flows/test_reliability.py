@@ -73,11 +73,29 @@ def test_ctrl_c_stops_a_query_with_one_line(offline_data):
         [GPUCALC, "sql", "select count(*) from range(100000000000)", "--data-dir", str(offline_data)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    time.sleep(4)  # the CLI imports, opens the warehouse and starts the query
+    _wait_until_open(process, offline_data / "warehouse.duckdb")  # past its imports
+    time.sleep(1)  # and into the query
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     assert err.strip() == "interrupted"
+
+
+def _wait_until_open(process: subprocess.Popen, path: Path, timeout_s: float = 30) -> None:
+    """Until `process` holds `path` open (Linux's /proc; elsewhere a fixed wait)."""
+    fds = Path(f"/proc/{process.pid}/fd")
+    if not fds.is_dir():
+        time.sleep(4)
+        return
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and process.poll() is None:
+        for fd in list(fds.iterdir()):
+            try:
+                if Path(os.readlink(fd)) == path.resolve():
+                    return
+            except OSError:  # closed since the listing
+                continue
+        time.sleep(0.05)
 
 
 # --- load windows: a payload replaces its own rows ----------------------------------------
