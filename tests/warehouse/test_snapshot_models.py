@@ -17,7 +17,7 @@ def _snapshot_tables() -> set[str]:
 def test_the_snapshots_are_the_last_models_and_each_makes_its_table():
     names = [file for file, _ in db.model_files()]
     snapshots = [name for name in names if name.startswith(SNAPSHOT_MODELS)]
-    assert len(snapshots) == 13 and names[-len(snapshots):] == snapshots  # nothing after them is skipped with them
+    assert snapshots and names[-len(snapshots):] == snapshots  # nothing after them is skipped with them
     assert _snapshot_tables() == {name.removesuffix(".sql").removeprefix(SNAPSHOT_MODELS) for name in snapshots}
 
 
