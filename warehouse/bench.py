@@ -179,6 +179,7 @@ def _measure_rebuild(con: duckdb.DuckDBPyConnection) -> dict:
     sampler = _Sampler(con)
     sampler.start()
     started = time.perf_counter()
+    _as_a_night(con, "bench")
     try:
         counts = rebuild_estimates(con, "bench", BENCH_DATE)
     finally:
@@ -204,6 +205,13 @@ def _measure_rebuild(con: duckdb.DuckDBPyConnection) -> dict:
     }
 
 
+def _as_a_night(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """Log `run_id` as a nightly run of the bench's day, so its rebuild takes the report snapshot
+    a real night takes (an ingest's rebuild skips it: warehouse/rebuild.py)."""
+    con.execute("insert into run_log (run_id, run_date, mode, status) values (?, ?, 'offline', 'running')",
+                [run_id, BENCH_DATE])
+
+
 def _measure_price_night(con: duckdb.DuckDBPyConnection) -> dict:
     """The recompute of a later night on which only prices moved, as most nights go.
 
@@ -219,6 +227,7 @@ def _measure_price_night(con: duckdb.DuckDBPyConnection) -> dict:
     con.execute("update price_quote set usd_per_instance_hour = usd_per_instance_hour * 1.01, "
                 "usd_per_gpu_hour = usd_per_gpu_hour * 1.01")
     _, kept = topology_inputs.check(con, model_files())
+    _as_a_night(con, "bench-later-night")
     started = time.perf_counter()
     rebuild_estimates(con, "bench-later-night", BENCH_DATE)
     seconds = time.perf_counter() - started
@@ -290,7 +299,8 @@ def format_figures(figures: dict) -> str:
     lines = [
         f"estimate rows      {figures['rows']:,} (target {figures['target']:,}, predicted "
         f"{figures['predicted_rows']:,})",
-        f"recompute          {figures['seconds']:.2f} s wall, {figures['rows_per_s']:,} rows/s",
+        f"recompute          {figures['seconds']:.2f} s wall, {figures['rows_per_s']:,} rows/s "
+        "(as a nightly run: the report snapshot included)",
         f"DuckDB floor       {figures['floor_seconds']:.2f} s to materialise as many rows of 4 arithmetic "
         f"expressions: the recompute is {figures['seconds'] / max(figures['floor_seconds'], 1e-9):.1f}x that",
         f"later night        {figures['price_night_seconds']:.2f} s wall after every price moved, "

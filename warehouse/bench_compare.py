@@ -91,6 +91,7 @@ def format_side_by_side(results: dict[str, dict]) -> str:
     kept = all(results[n].get("price_night_layouts_kept") for n in names)
     lines.append("(later night: every price moved 1%, the catalog and benchmarks did not; the layouts' models "
                  + ("kept their tables)" if kept else "were computed again on some backend)"))
+    lines.append("(each recompute is logged as a nightly run, so it takes the report snapshot a night takes)")
     lines.append(
         f"(same synthetic warehouse: {first['workloads']} workloads x {first['platforms']} platforms, "
         f"{first['quotes']:,} quotes; threads={first['threads']} memory_limit={first['memory_limit']}, "
