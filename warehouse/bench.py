@@ -176,10 +176,10 @@ def _measure_rebuild(con: duckdb.DuckDBPyConnection) -> dict:
     from warehouse.rebuild import rebuild_estimates
 
     rss_before = _current_rss()
+    _as_a_night(con, "bench")
     sampler = _Sampler(con)
     sampler.start()
     started = time.perf_counter()
-    _as_a_night(con, "bench")
     try:
         counts = rebuild_estimates(con, "bench", BENCH_DATE)
     finally:
