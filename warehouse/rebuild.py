@@ -25,14 +25,16 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
             "create or replace table run_context as select ?::varchar as run_id, ?::date as run_date",
             [run_id, run_date],
         )
-        _drop_changed_kinds(con, models)
-        wanted, keep = topology_inputs.check(con, models)
+        # one listing of the warehouse's objects for the three questions below (on a lake each
+        # listing is a catalog round trip); the models in between make no snapshot table
+        present = _drop_changed_kinds(con, models)
+        wanted, keep = topology_inputs.check(con, models, present)
         if not keep:
             _run(con, topology)
             topology_inputs.remember(con, wanted)
         estimates, snapshots = _split_snapshots(priced)
         _run(con, estimates)
-        if _snapshots_to_take(con, snapshots):
+        if _snapshots_to_take(con, snapshots, present):
             _run(con, snapshots)
     counts = {table: con.execute(f"select count(*) from {table}").fetchone()[0]
               for table in ("topology_estimate", "calibration_point", "backtest", "pareto")}
@@ -53,7 +55,13 @@ def _split_snapshots(models: list[tuple[str, str]]) -> tuple[list[tuple[str, str
     return [m for m in models if not m[0].startswith(SNAPSHOT_MODELS)], snapshots
 
 
-def _snapshots_to_take(con: duckdb.DuckDBPyConnection, snapshots: list[tuple[str, str]]) -> bool:
+def snapshot_tables(models: list[tuple[str, str]]) -> set[str]:
+    """The tables the snapshot files among `models` make."""
+    return {name for file, sql in models if file.startswith(SNAPSHOT_MODELS) for name in SNAPSHOT_TABLE.findall(sql)}
+
+
+def _snapshots_to_take(con: duckdb.DuckDBPyConnection, snapshots: list[tuple[str, str]],
+                       present: dict[str, str]) -> bool:
     """Whether the snapshot files have anything to do: a night that keeps one, or a table to make.
 
     An ingest, replay, backfill or what-if rebuild would only run their three statements each to
@@ -62,8 +70,7 @@ def _snapshots_to_take(con: duckdb.DuckDBPyConnection, snapshots: list[tuple[str
     """
     if con.execute("select night_snapshot_wanted()").fetchone()[0]:
         return True
-    tables = {name for _file, sql in snapshots for name in SNAPSHOT_TABLE.findall(sql)}
-    return not tables <= objects(con).keys()
+    return not snapshot_tables(snapshots) <= present.keys()
 
 
 def _run(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:
@@ -74,9 +81,13 @@ def _run(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:
             raise RuntimeError(f"model {name} failed: {exc}") from exc
 
 
-def _drop_changed_kinds(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:
-    """A model that became a view (or a table) replaces the object an older run left under its name."""
+def _drop_changed_kinds(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> dict[str, str]:
+    """A model that became a view (or a table) replaces the object an older run left under its name.
+
+    Returns the warehouse's objects (db.objects) as they are after the drops.
+    """
     existing = objects(con)
     for kind, obj in defined_by(models):
         if existing.get(obj) not in (None, kind):
-            con.execute(f"drop {existing[obj]} {obj}")
+            con.execute(f"drop {existing.pop(obj)} {obj}")
+    return existing

@@ -43,10 +43,15 @@ def input_tables(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) 
     return _inputs(objects(con), models)
 
 
-def check(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> tuple[str, bool]:
+def check(
+    con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]], present: dict[str, str] | None = None
+) -> tuple[str, bool]:
     """The digest of the topology models' inputs now, and whether their tables can be kept: the
-    last rebuild computed them from exactly these inputs, and they are all there."""
-    present = objects(con)
+    last rebuild computed them from exactly these inputs, and they are all there.
+
+    `present`: the warehouse's objects (db.objects), where the caller has just listed them.
+    """
+    present = objects(con) if present is None else present
     wanted = _digest(con, models, present)
     topology_models, _ = split(models)
     if DIGEST_TABLE not in present or not {name for _kind, name in defined_by(topology_models)} <= present.keys():

@@ -4,14 +4,13 @@ that keeps one, or a warehouse that lacks their tables (warehouse/rebuild.py).""
 from datetime import date
 
 from warehouse import db
-from warehouse.rebuild import SNAPSHOT_MODELS, SNAPSHOT_TABLE, rebuild_estimates
+from warehouse.rebuild import SNAPSHOT_MODELS, rebuild_estimates, snapshot_tables
 
 DAY = date(2026, 11, 29)
 
 
 def _snapshot_tables() -> set[str]:
-    return {name for file, sql in db.model_files() if file.startswith(SNAPSHOT_MODELS)
-            for name in SNAPSHOT_TABLE.findall(sql)}
+    return snapshot_tables(db.model_files())
 
 
 def test_the_snapshots_are_the_last_models_and_each_makes_its_table():
