@@ -1,18 +1,22 @@
 -- estimate_best: the cheapest quote per workload x platform x GPU count x price basis, ranked
--- over the narrow pairs (one hash aggregate on numbers) and built as full rows for the winners
+-- over narrow pairs (one hash aggregate on numbers) and built as full rows for the winners
 -- only. A topology is one workload x platform x GPU count (topology_estimate has one row per
 -- such triple: the workload's own precision, one layout each), so the pairs are grouped by its
--- id rather than by the two names. Ties go to the first quote in quote_id order (provider,
--- region, zone, instance, source and reference by name; price_option), so two runs on the same
--- data keep the same row. Pareto, estimate_daily, the marts and the night's snapshot read
--- these rows, not the estimate rows again.
--- `pairs`: how many the winner was chosen from; their sum is the number of estimate rows,
--- which the rebuild reports without evaluating the estimate view a second time.
+-- id rather than by the two names. Only each price_group's cheapest quote is paired: every
+-- other quote of its group is dearer for every topology, so the winners are those of all the
+-- pairs. Ties go to the first quote in quote_id order (provider, region, zone, instance, source
+-- and reference by name; price_option), so two runs on the same data keep the same row.
+-- Pareto, estimate_daily, the marts and the night's snapshot read these rows, not the estimate
+-- rows again.
+-- `pairs`: how many estimate rows the winner was chosen from (a group's pair stands for as many
+-- as the group has quotes); their sum is the number of estimate rows, which the rebuild reports
+-- without evaluating the estimate view.
 create or replace temp table estimate_best_pair as
 select unnest(arg_min(struct_pack(p.topology_id, p.quote_id, p.instances, p.time_factor, p.usd_total),
                       (p.usd_total, p.quote_id))),
-       count(*) as pairs
-from estimate_pair p
+       sum(g.quotes) as pairs
+from quote_pairs('price_group') p
+join price_group g on g.quote_id = p.quote_id
 group by p.topology_id, p.pricing;
 
 create or replace table estimate_best as
