@@ -119,7 +119,8 @@ def _context():
     return ctx, batch_definition
 
 
-# The required columns a row lacks, comma-joined; null when it lacks none (derived by _for_gx).
+# Set when a row lacks any required column, null when it lacks none (derived by _for_gx); which
+# ones it lacks is read from the row itself.
 MISSING_REQUIRED = "missing_required"
 
 
@@ -411,8 +412,7 @@ def _for_gx(frame: pl.DataFrame, rules: list[Rule]):
     )
     required = [c for rule in rules for c in rule.each_of]
     missing = (
-        [pl.concat_str([pl.when(pl.col(c).is_null()).then(pl.lit(c)) for c in required], separator=",",
-                       ignore_nulls=True).replace("", None).alias(MISSING_REQUIRED)]
+        [pl.when(pl.any_horizontal(pl.col(required).is_null())).then(pl.lit("missing")).alias(MISSING_REQUIRED)]
         if required else []
     )
     keys = [pl.col(c).cast(pl.String).fill_null("").alias(KEY_PREFIX + c) for c in sorted(key_columns)]
