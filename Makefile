@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test test-slow lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -q -n 2 --dist loadfile
+
+# the benchmark, timing and size-limit checks (pytest -m slow): CI runs them after `make test`
+test-slow: $(STAMP)
+	$(BIN)/pytest -q -n 2 -m slow
 
 lint: $(STAMP)
 	$(BIN)/ruff check flows sources warehouse reports tests

@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 from warehouse import cache as shared_cache
 
 DPI = 100
-STYLE = {"text.parse_math": False, "font.family": "DejaVu Sans", "font.size": 9, "axes.grid": True,
+STYLE = {"text.parse_math": False, "axes.titley": 1.0, "font.family": "DejaVu Sans", "font.size": 9, "axes.grid": True,
          "grid.alpha": 0.3, "legend.fontsize": 7}
 DIGEST_KEY = "gpucalc-chart"
 # the code that decides the pixels: this module, the drawing functions, matplotlib's version

@@ -252,6 +252,7 @@ MAX_SIZE = [
 ]
 
 
+@pytest.mark.slow  # a file at each size limit, parsed under tracemalloc: `make test-slow`
 @pytest.mark.parametrize(("module", "name", "build"), MAX_SIZE, ids=[m.NAME for m, _, _ in MAX_SIZE])
 def test_a_user_file_at_its_size_limit_parses_in_bounded_memory(module, name, build):
     body = build()

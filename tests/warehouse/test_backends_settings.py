@@ -152,6 +152,7 @@ def test_a_writer_on_another_machine_holds_the_postgres_turn_so_this_one_waits_t
             pass
 
 
+@pytest.mark.slow  # a bench on two backends: `make test-slow`
 def test_bench_recomputes_on_a_lake_too_and_prints_the_figures_side_by_side(tmp_path):
     args = ["bench", "--estimates", "7000", "--backends", "memory,ducklake-sqlite", "--workdir", str(tmp_path)]
     result = CliRunner().invoke(app, args)

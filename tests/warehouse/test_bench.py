@@ -1,13 +1,18 @@
-"""`gpucalc bench`: a synthetic warehouse scaled to about N estimate rows, recomputed for real."""
+"""`gpucalc bench`: a synthetic warehouse scaled to about N estimate rows, recomputed for real.
+
+Each builds and recomputes warehouses several times the bundled one's size: `make test-slow`.
+"""
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
 from warehouse.bench import run_bench
 
 
+@pytest.mark.slow
 def test_bench_produces_about_the_rows_asked_for_and_reports_rates(tmp_path):
     figures = run_bench(20_000, workdir=tmp_path)
     assert isinstance(figures, dict)
@@ -27,6 +32,7 @@ def test_bench_produces_about_the_rows_asked_for_and_reports_rates(tmp_path):
     assert list(tmp_path.iterdir()) == []  # the temporary warehouse is gone
 
 
+@pytest.mark.slow
 def test_bench_command_multiplies_platforms_and_workloads_and_applies_settings(tmp_path):
     # 4 copies of the ~1,400 rows no quote choice removes (owned systems) are ~5,600 already
     args = "bench --estimates 8000 --platform-copies 2 --workload-copies 2 --threads 1 --memory-limit 1GB"
