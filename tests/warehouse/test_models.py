@@ -6,6 +6,7 @@ import polars as pl
 import pytest
 
 from tests.warehouse.toy_catalog import toy_catalog
+from warehouse import db
 from warehouse.load import RunContext
 from warehouse.rebuild import rebuild_estimates
 from warehouse.reference_load import load_reference
@@ -13,11 +14,24 @@ from warehouse.reference_load import load_reference
 RUN_DATE = date(2026, 11, 29)
 
 
-@pytest.fixture
-def built(con):
+def _built(con):
     load_reference(con, toy_catalog(), RunContext.new("toy", RUN_DATE))
     rebuild_estimates(con, "toy", RUN_DATE)
     return con
+
+
+@pytest.fixture(scope="module")
+def built():
+    """The toy warehouse, built once for the tests that only read it (a rebuild is ~0.7 s)."""
+    con = db.connect(":memory:")
+    yield _built(con)
+    con.close()
+
+
+@pytest.fixture
+def own_built(con):
+    """A toy warehouse of the test's own, for a test that changes it."""
+    return _built(con)
 
 
 def row(con, sql, params=()):
@@ -155,21 +169,23 @@ def test_role_pipeline_enumerates_every_split_and_keeps_the_slowest_stage(built)
     assert (best["producers"], best["consumers"]) == (4, 4)
 
 
-def test_managed_api_baseline_counts_the_input_tokens_too(built):
-    built.execute("insert into api_price values ('toy-10b', 'acme-api', 1.0, 2.0, '2026-11-01', 'hand-made', null)")
-    api = row(built, "select * from api_baseline where workload_id = 'toy-offline'")
+def test_managed_api_baseline_counts_the_input_tokens_too(own_built):
+    own_built.execute(
+        "insert into api_price values ('toy-10b', 'acme-api', 1.0, 2.0, '2026-11-01', 'hand-made', null)"
+    )
+    api = row(own_built, "select * from api_baseline where workload_id = 'toy-offline'")
     # 2.00 per M output + 1.00 per M input x 1000 input / 1000 output tokens
     assert api["api_usd_per_mtok_output"] == pytest.approx(3.0)
 
 
-def test_a_model_that_does_not_fit_is_refused_with_the_reason(built):
+def test_a_model_that_does_not_fit_is_refused_with_the_reason(own_built):
     # 10B serving weights alone are 20 GB; shrink the GPU so nothing fits and check the refusal
-    built.execute("update gpu set memory_usable_gb = 10")
-    rebuild_estimates(built, "toy", RUN_DATE)
-    r = row(built, "select * from topology_estimate where workload_id = 'toy-offline' and platform_id = 'toy-1'")
+    own_built.execute("update gpu set memory_usable_gb = 10")
+    rebuild_estimates(own_built, "toy", RUN_DATE)
+    r = row(own_built, "select * from topology_estimate where workload_id = 'toy-offline' and platform_id = 'toy-1'")
     assert not r["fits"]
     assert r["refusal"].startswith("needs 20.2 GB per GPU")
     priced = "select count(*) from estimate where workload_id = 'toy-offline' and platform_id = ?"
-    assert built.execute(priced, ["toy-1"]).fetchone()[0] == 0
+    assert own_built.execute(priced, ["toy-1"]).fetchone()[0] == 0
     # four of them hold it with tensor parallelism: 20 GB / 4 + KV
-    assert built.execute(priced, ["toy-ws-4"]).fetchone()[0] > 0
+    assert own_built.execute(priced, ["toy-ws-4"]).fetchone()[0] > 0

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from tests.warehouse.toy_catalog import toy_catalog
+from warehouse import db
 from warehouse.load import RunContext
 from warehouse.rebuild import rebuild_estimates
 from warehouse.reference_load import load_reference
@@ -58,9 +59,12 @@ def _built(con, **assumptions):
     return con
 
 
-@pytest.fixture
-def built(con):
-    return _built(con)
+@pytest.fixture(scope="module")
+def built():
+    """The toy warehouse, built once for the tests that only read it (a rebuild is ~0.7 s)."""
+    con = db.connect(":memory:")
+    yield _built(con)
+    con.close()
 
 
 def batch_row(con, workload, family, tp, ep, b):
