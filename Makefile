@@ -5,6 +5,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Python keeps compiled modules (and pytest its rewritten test modules) even where the environment
+# says not to, so a later run, and each `gpucalc` process the tests start, imports them compiled.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test test-slow lint bench clean
 
