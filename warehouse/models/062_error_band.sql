@@ -23,7 +23,8 @@ select
     case when b.points >= assume('min_backtest_points') then b.p90 end as error_p90,
     coalesce(b.points, 0) as points,
     case when b.points >= assume('min_backtest_points') then 'backtest: ' || b.points || ' points'
-         else 'unvalidated: ' || coalesce(b.points, 0) || ' points' end as basis
+         else 'unvalidated: ' || coalesce(b.points, 0) || case when b.points = 1 then ' point' else ' points' end
+         end as basis
 from (select distinct kind from workload) k
 cross join range(0, 9) l(level)
 left join bands b on b.kind = k.kind and b.level = l.level;
