@@ -68,8 +68,17 @@ def platform_row(con, platform_id: str) -> dict:
 
 
 def side_gpus(con, spec: SideSpec) -> int:
-    """The side's target (or only) GPU count: as given, else one node."""
-    return spec.n_gpus or platform_row(con, spec.platform_id)["gpus_per_node"]
+    """The side's target (or only) GPU count: as given, else one node; never more than the platform
+    is modelled at (`gpus_per_node x max_nodes`, as the nightly estimates are)."""
+    platform = platform_row(con, spec.platform_id)
+    cap = platform["gpus_per_node"] * platform["max_nodes"]
+    if spec.n_gpus and spec.n_gpus > cap:
+        raise WhatIfError(
+            f"{spec.platform_id} is modelled up to {cap:,} GPUs ({platform['gpus_per_node']} per node x "
+            f"{platform['max_nodes']} node{'s' if platform['max_nodes'] != 1 else ''}), not {spec.n_gpus:,}; a larger deployment needs its own platform "
+            "row in <data>/catalog/platform.csv"
+        )
+    return spec.n_gpus or platform["gpus_per_node"]
 
 
 def prepare(

@@ -5,6 +5,7 @@ GPU, 8x B200, and the drafters on a cheaper GPU type."""
 import pytest
 
 from warehouse.scratch import scratch_copy, today
+from warehouse.whatif import side_gpus
 from warehouse.whatif_checks import check_measurement
 from warehouse.whatif_compare import answer
 from warehouse.whatif_inputs import Price, SideSpec, WhatIfError
@@ -150,6 +151,18 @@ def test_bad_inputs_say_what_is_wrong():
             [SideSpec.parse("hgx-b900-8:4")],
             run_date=today(),
         )
+
+
+def test_a_count_beyond_what_the_platform_is_modelled_at_is_refused(seed):
+    """HGX B200 is modelled at 8 GPUs per node x 128 nodes = 1,024 GPUs, the workstation at 4 x 1
+    (platform.csv), as the nightly estimates are: 999,999 B200s answered 16.5 billion tokens/s."""
+    con, _ = seed
+    assert side_gpus(con, SideSpec.parse("hgx-b200-8:1024")) == 1024
+    with pytest.raises(WhatIfError, match=r"hgx-b200-8 is modelled up to 1,024 GPUs \(8 per node x 128 nodes\), "
+                                          r"not 1,025"):
+        side_gpus(con, SideSpec.parse("hgx-b200-8:1025"))
+    with pytest.raises(WhatIfError, match=r"up to 4 GPUs \(4 per node x 1 node\), not 8"):
+        side_gpus(con, SideSpec.parse("ws-rtxpro6000-4:8"))
 
 
 def test_candidates_can_run_in_another_dtype_while_the_baseline_keeps_its_own():
