@@ -95,8 +95,10 @@ def _payloads(name: str, file: Path, provider: str | None) -> tuple[list[Payload
         except SourceError as exc:
             return [], exc.message
         return payloads, "" if payloads else f"no {name} results found under {file}"
-    if not file.is_file():
+    if not file.exists():
         raise NothingToDo(f"no file at {file}")
+    if not file.is_file():  # a device or a pipe: no size to check before reading it
+        raise NothingToDo(f"{file} is not a regular file; {name} loads saved payloads from files")
     size = file.stat().st_size
     if size > spec.max_bytes:  # refused before reading a byte of it
         return [], f"{size:,} bytes is over the {spec.max_bytes:,}-byte limit for {name} files"

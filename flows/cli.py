@@ -82,6 +82,9 @@ def sql(
     from warehouse import db
     from warehouse.location import BadWarehouse
 
+    if not 0 < timeout < float("inf"):  # 0 or less would stop every query at once, nan never
+        typer.echo(f"--timeout must be a finite number of seconds above zero, got {timeout:g}", err=True)
+        raise typer.Exit(EXIT["usage"])
     try:
         con = db.connect_reader(warehouse_location(data_dir, warehouse), as_of=parse_date(as_of))
     except (FileNotFoundError, BadWarehouse) as exc:

@@ -95,6 +95,17 @@ def test_a_file_that_cannot_be_read_is_refused_and_touches_nothing_else(copy_of,
     assert query(copy_of, "select status from run_log order by started_at desc limit 1") == [("failed",)]
 
 
+def test_a_device_or_a_folder_is_not_a_payload_file(tmp_path):
+    """/dev/zero would be read for ever (its size says 0); it was reported as missing."""
+    result = gpucalc("ingest", "quotes", "--file", "/dev/zero", "--data-dir", str(tmp_path))
+    assert result.exit_code == 2 and "/dev/zero is not a regular file" in result.output, result.output
+    result = gpucalc("ingest", "quotes", "--file", str(tmp_path), "--data-dir", str(tmp_path))
+    assert result.exit_code == 2 and "is a folder; quotes_file loads one file at a time" in result.output
+    result = gpucalc("ingest", "quotes", "--file", str(tmp_path / "nothing.csv"), "--data-dir", str(tmp_path))
+    assert result.exit_code == 2 and "no file at" in result.output
+    assert not (tmp_path / "warehouse.duckdb").exists()
+
+
 def test_replay_rebuilds_the_day_from_the_kept_payloads_alone(aws_day, tmp_path):
     data = tmp_path / "fresh"
     shutil.copytree(aws_day[0] / "raw", data / "raw")  # the raw payloads, no warehouse

@@ -66,6 +66,10 @@ def test_sql_takes_one_statement_and_a_timeout(offline_data):
     assert result.exit_code == 130 and "query stopped after 0.5 s (--timeout)" in result.output
     result = gpucalc("sql", "select count(*) as gpus from gpu", "--data-dir", str(offline_data))
     assert result.exit_code == 0 and "gpus" in result.output
+    for never in ("0", "-1", "nan", "inf"):  # at once, or not at all: neither is a timeout
+        result = gpucalc("sql", "select 1", "--timeout", never, "--data-dir", str(offline_data))
+        assert result.exit_code == 2, result.output
+        assert f"--timeout must be a finite number of seconds above zero, got {never}" in result.output
 
 
 def test_ctrl_c_stops_a_query_with_one_line(offline_data):
