@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli_app import Colo, DataDir, Pue, UsdPerKwh, Utilization, Warehouse, Years, app, private_copy
+from flows.cli_app import EXIT, Colo, DataDir, Pue, UsdPerKwh, Utilization, Warehouse, Years, app, private_copy
 
 # Help texts go through Rich markup: "[/" or "[@" would open a tag, so no square brackets here.
 SIDE_HELP = (
@@ -121,11 +121,23 @@ def predict(
     from warehouse.predict import predict as run_predict
     from warehouse.scratch import today
 
-    table = pl.read_csv(cases, infer_schema_length=0)
+    if not cases.is_file():
+        _refuse(f"{cases} is not a file" if cases.exists() else f"no file at {cases}", "usage")
+    try:
+        table = pl.read_csv(cases, infer_schema_length=0)
+    except (pl.exceptions.PolarsError, OSError) as exc:  # empty, a device, ragged or not text at all
+        _refuse(f"{cases} could not be read as a CSV of cases: {str(exc).splitlines()[0]}", "failed")
+    if not out.parent.is_dir():
+        _refuse(f"no folder {out.parent} to write {out.name} into", "usage")
     result = run_predict(private_copy(data_dir, warehouse), table, today(), holdout=holdout)
     result.write_csv(out)
     supported = result["predicted_tokens_per_s"].is_not_null().sum()
     typer.echo(f"{result.height} rows, {supported} predicted, {result.height - supported} with a reason -> {out}")
+
+
+def _refuse(message: str, status: str) -> None:
+    typer.echo(f"predict: {message}", err=True)
+    raise typer.Exit(EXIT[status])
 
 
 @app.command()

@@ -38,13 +38,15 @@ def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json:
     from reports.decision_text import render
     from warehouse import decide
 
-    rows = decide.choices(con, workload_id, decide.bases(pricing),
-                          [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None)
+    named = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
+    rows = decide.choices(con, workload_id, decide.bases(pricing), named)
     workload = decide.workload_row(con, workload_id)
+    refused = decide.refusals(con, workload_id, named)
     if as_json:
-        typer.echo(json.dumps({"workload": workload, "choices": rows.to_dicts()}, indent=1, default=str))
+        typer.echo(json.dumps({"workload": workload, "choices": rows.to_dicts(),
+                               "refusals": [{"refusal": r, "layouts": n} for r, n in refused]}, indent=1, default=str))
     else:
-        typer.echo(render(workload, rows))
+        typer.echo(render(workload, rows, refused))
 
 
 def _private_copy(data_dir, warehouse, ownership: dict[str, float]):

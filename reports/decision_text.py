@@ -7,20 +7,27 @@ import textwrap
 import polars as pl
 
 from reports.headline import decision_text
+from warehouse.decide import rate_text
 
 
-def render(workload: dict, rows: pl.DataFrame) -> str:
+def render(workload: dict, rows: pl.DataFrame, refused: list[tuple[str, int]] = ()) -> str:
+    """`refused`: the commonest reasons the job's layouts do not fit (decide.refusals), said when
+    no GPU option is left."""
     serving = workload["kind"] == "serving"
     out = [f"{workload['name']} ({workload['workload_id']})"]
     if serving and workload.get("demand_tokens_per_s"):
         limits = ", ".join(f"{k.upper().replace('_MS', '')} {workload[k]:g} ms" for k in ("ttft_ms", "tpot_ms")
                            if workload.get(k))
-        out.append(f"demand {workload['demand_tokens_per_s']:,.0f} {workload['token_unit'] or 'tokens'}/s"
+        out.append(f"demand {rate_text(workload['demand_tokens_per_s'])} {workload['token_unit'] or 'tokens'}/s"
                    + (f", SLA {limits}" if limits else "") + "; each fleet is sized to meet both")
     out.append("Each choice on its own price basis (never the cheapest of several mixed):")
     out.append("")
     if rows.height == 0:
         out.append("No priced option fits this job with the bases asked for.")
+    gpu_options = rows.filter(pl.col("pricing") != "api").height if rows.height else 0
+    if not gpu_options:
+        why = "; ".join(f"{reason} ({layouts:,} layout{'s' if layouts != 1 else ''})" for reason, layouts in refused)
+        out.append("No GPU fleet fits this job" + (f": {why}" if why else "") + ".")
     for row in rows.iter_rows(named=True):
         what, says = decision_text(row, serving)
         label = f"{what} [{row['platform_id']}]" if row.get("platform_id") and row["choice"] != "measured run" else what

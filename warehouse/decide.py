@@ -7,6 +7,7 @@ serving demand, ownership terms) is answered in a private copy of the warehouse,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import date
 
@@ -38,8 +39,8 @@ class Demand:
 
     def check(self) -> None:
         for name, flag in (("tokens_per_s", "--demand"), ("input_len", "--input-len"), ("output_len", "--output-len")):
-            if not getattr(self, name) > 0:
-                raise DecideError(f"{flag} must be above zero, got {getattr(self, name):g}")
+            if not 0 < getattr(self, name) < math.inf:
+                raise DecideError(f"{flag} must be a finite number above zero, got {getattr(self, name):g}")
         for name in ("ttft_ms", "tpot_ms"):
             value = getattr(self, name)
             if value is not None and not value > 0:
@@ -69,7 +70,7 @@ def add_demand(con: duckdb.DuckDBPyConnection, demand: Demand) -> str:
     known = {r[0] for r in con.execute("select model_id from model").fetchall()}
     if demand.model_id not in known:
         raise DecideError(f"model {demand.model_id!r} is not in the catalog (known: {', '.join(sorted(known))})")
-    name = (f"your serving job: {demand.model_id} at {demand.tokens_per_s:,.0f} output tokens/s "
+    name = (f"your serving job: {demand.model_id} at {rate_text(demand.tokens_per_s)} output tokens/s "
             f"({demand.input_len:g} in / {demand.output_len:g} out)")
     con.execute(
         """insert into workload by name
@@ -127,6 +128,24 @@ def choices(
     if platforms and api.height:
         rows = pl.concat([rows, api], how="diagonal_relaxed")
     return rows
+
+
+def refusals(con: duckdb.DuckDBPyConnection, workload_id: str, platforms: list[str] | None = None,
+             most: int = 2) -> list[tuple[str, int]]:
+    """Why the job's layouts do not fit, the commonest reasons first, with how many layouts each
+    refuses: what to say when no GPU fleet is offered."""
+    return con.execute(
+        """select refusal, count(*) as layouts from topology_estimate
+           where workload_id = ? and not fits and refusal is not null
+             and (? is null or list_contains(?, platform_id))
+           group by refusal order by layouts desc, refusal limit ?""",
+        [workload_id, platforms, platforms, most],
+    ).fetchall()
+
+
+def rate_text(tokens_per_s: float) -> str:
+    """A demand as people read it: whole tokens with separators, or 3 digits where that is absurd."""
+    return f"{tokens_per_s:,.0f}" if tokens_per_s < 1e15 else f"{tokens_per_s:.3g}"
 
 
 def workload_row(con: duckdb.DuckDBPyConnection, workload_id: str) -> dict:

@@ -50,6 +50,7 @@ def scratch_copy(warehouse: str | None, catalog_dir: Path | None = None) -> duck
             copy_inputs(source, con)
         finally:
             source.close()
+        _fill_new_assumptions(con)
     else:
         _load_bundled(con, catalog_dir)
     return con
@@ -64,6 +65,19 @@ def copy_inputs(source: duckdb.DuckDBPyConnection, con: duckdb.DuckDBPyConnectio
             con.register("source_rows", source.execute(f"select * from {table}").fetch_arrow_table())
             con.execute(f"insert into {table} by name select * from source_rows")
             con.unregister("source_rows")
+
+
+def _fill_new_assumptions(con: duckdb.DuckDBPyConnection) -> None:
+    """A warehouse written by an older gpucalc lacks the assumptions added since (the next run
+    loads them): the bundled values fill those gaps, and the warehouse's own stay."""
+    from sources.catalog import load_table
+
+    con.register("bundled_assumptions", load_table("assumption").to_arrow())
+    con.execute(
+        """insert into assumption by name
+           select b.* from bundled_assumptions b anti join assumption a on a.name = b.name"""
+    )
+    con.unregister("bundled_assumptions")
 
 
 def _load_bundled(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None) -> None:

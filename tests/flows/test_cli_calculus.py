@@ -59,6 +59,28 @@ def test_predict_writes_every_row(tmp_path):
     )
 
 
+def test_predict_refuses_a_cases_file_it_cannot_read_in_one_sentence(tmp_path):
+    """Each of these was a traceback; none reaches the model (no warehouse is read or made)."""
+    ragged, empty = tmp_path / "ragged.csv", tmp_path / "empty.csv"
+    ragged.write_text("benchmark,scenario\nllama2-70b-99,Offline,8\n")
+    empty.write_text("")
+    for cases, out, code, says in [
+        ("/dev/null", tmp_path / "o.csv", 2, "predict: /dev/null is not a file"),
+        (tmp_path / "none.csv", tmp_path / "o.csv", 2, f"predict: no file at {tmp_path / 'none.csv'}"),
+        (ragged, tmp_path / "o.csv", 1, f"predict: {ragged} could not be read as a CSV of cases: found more fields"),
+        (empty, tmp_path / "o.csv", 1, f"predict: {empty} could not be read as a CSV of cases: empty CSV"),
+        (ragged, tmp_path / "nowhere" / "o.csv", 1, "could not be read"),  # the input is judged first
+    ]:
+        result = runner.invoke(app, ["predict", "--cases", str(cases), "--out", str(out), "--data-dir", str(tmp_path)])
+        assert result.exit_code == code and says in result.output, result.output
+    good = tmp_path / "good.csv"
+    good.write_text("benchmark,scenario\n")
+    result = runner.invoke(app, ["predict", "--cases", str(good), "--out", str(tmp_path / "nowhere" / "o.csv"),
+                                 "--data-dir", str(tmp_path)])
+    assert result.exit_code == 2 and f"predict: no folder {tmp_path / 'nowhere'} to write o.csv into" in result.output
+    assert not (tmp_path / "warehouse.duckdb").exists()
+
+
 def test_backtest_prints_errors_per_kind_and_accelerator(tmp_path):
     result = runner.invoke(app, ["backtest", "--data-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output

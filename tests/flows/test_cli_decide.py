@@ -52,7 +52,8 @@ def test_a_demand_in_requests_per_second_is_the_same_job(offline_data):
     [
         (["--demand", "5000", "--requests-per-s", "10"], "give the demand once"),
         ([], "give the demand once"),
-        (["--demand", "0"], "--demand must be above zero, got 0"),
+        (["--demand", "0"], "--demand must be a finite number above zero, got 0"),
+        (["--demand", "inf"], "--demand must be a finite number above zero, got inf"),
         (["--demand", "5000", "--dtype", "int3"], "--dtype 'int3': use fp4, fp8 or bf16"),
     ],
 )
@@ -60,3 +61,18 @@ def test_serve_refuses_what_it_cannot_answer_in_one_sentence(offline_data, args,
     result = gpucalc(*LLAMA, *args, "--data-dir", str(offline_data))
     assert result.exit_code == 2 and says in result.output, result.output
     assert "Traceback" not in result.output
+
+
+def test_a_demand_no_fleet_can_serve_says_why_even_on_an_older_warehouse(offline_copy):
+    """1e30 tokens/s overflowed the replica count's integer (a traceback). A warehouse written
+    before max_fleet_gpus existed lacks it: the bundled value fills the gap in the private copy."""
+    import duckdb
+
+    with duckdb.connect(str(offline_copy / "warehouse.duckdb")) as con:
+        con.execute("delete from assumption where name = 'max_fleet_gpus'")
+    result = gpucalc(*LLAMA, "--demand", "1e30", "--data-dir", str(offline_copy))
+    assert result.exit_code == 0, result.output
+    assert "demand 1e+30 output tokens/s" in result.output
+    assert "No GPU fleet fits this job: the demand needs a fleet of more than 10,000,000 GPUs (max_fleet_gpus)" \
+        in result.output
+    assert "Managed API" in result.output

@@ -80,6 +80,31 @@ def test_a_serving_fleet_is_sized_to_the_demand(built):
     assert row["usd_per_mtok"] == pytest.approx(3 / 36)
 
 
+def test_a_demand_that_needs_more_gpus_than_a_fleet_may_have_is_refused_not_costed(built):
+    # toy-demand needs 3 one-GPU replicas on toy-1 (above): a cap of 3 GPUs sizes it, 2 refuses it
+    # with the reason; a demand of 1e30 tokens/s is refused the same way instead of overflowing
+    # the replica count's integer
+    try:
+        for cap, fits in ((3, True), (2, False)):
+            built.execute("update assumption set value = ? where name = 'max_fleet_gpus'", [cap])
+            rebuild_estimates(built, "decide", RUN.run_date)
+            ((fleet_fits, refusal),) = built.execute(
+                """select fits, refusal from topology_estimate
+                   where workload_id = 'toy-demand' and platform_id = 'toy-1' and n_gpus = 1""").fetchall()
+            assert fleet_fits is fits
+            assert refusal == (None if fits else "the demand needs a fleet of more than 2 GPUs (max_fleet_gpus)")
+        built.execute("update assumption set value = 1e7 where name = 'max_fleet_gpus'")
+        built.execute("update workload set demand_tokens_per_s = 1e30 where workload_id = 'toy-demand'")
+        rebuild_estimates(built, "decide", RUN.run_date)
+        assert built.execute("""select distinct refusal from topology_estimate where workload_id = 'toy-demand'
+                                and refusal like 'the demand%'""").fetchall() == [
+            ("the demand needs a fleet of more than 10,000,000 GPUs (max_fleet_gpus)",)]
+    finally:
+        built.execute("update assumption set value = 1e7 where name = 'max_fleet_gpus'")
+        built.execute(f"update workload set demand_tokens_per_s = {DEMAND} where workload_id = 'toy-demand'")
+        rebuild_estimates(built, "decide", RUN.run_date)
+
+
 def test_speculative_decoding_is_priced_per_accepted_token(built):
     # verify 2 tokens per step, keep 1.5; the 1B drafter rides along, drafting through the
     # target's LM head (1e9 + 1000 vocab x 5000 hidden = 1.005e9 params per drafted token).

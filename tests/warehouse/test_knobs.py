@@ -25,6 +25,7 @@ MOVED_TO = {
     "poisson_z": 2.33,  # the toy has no arrival noise
     "consumer": 0.2,  # the toy's drafters keep up with the targets: slow them until they cannot
     "disagg_prefill_utilization": 10.0,  # prompts nearly free apart: the disaggregated fleet wins
+    "max_fleet_gpus": 1.0,  # the toy's fleets are a few GPUs: one is too few for any demand
 }
 SIGNATURE = """
     select (select list(tokens_per_s order by tokens_per_s) from topology_estimate),

@@ -191,6 +191,7 @@ TOY = {
             "mlperf_min_duration_s": 600,
             "spot_restart_overhead": 0.10,
             "disagg_prefill_utilization": 1.0,
+            "max_fleet_gpus": 1e7,
         }.items()
     ],
 }

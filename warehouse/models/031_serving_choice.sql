@@ -107,17 +107,36 @@ chosen as (
         node_power_kw / gpus_per_node as kw_per_gpu
     from (select *, case when disagg then ', prefill disaggregated' else '' end as disagg_note from best)
 ),
-ranked as (
+fleet as (
     -- a job with a demand runs whole replicas for its decode rate, and whole replicas of
-    -- prefill GPUs when disaggregated (topology_estimate publishes this fleet)
+    -- prefill GPUs when disaggregated (topology_estimate publishes this fleet); counted as
+    -- doubles first: an absurd demand or prompt must be refused, not overflow an integer
     select
         c.*,
         case when demand_tokens_per_s > 0 and tokens_per_s > 0
-             then cast(ceil(demand_tokens_per_s / (tokens_per_s / greatest(dp, 1))) as integer) end as fleet_replicas,
+             then ceil(demand_tokens_per_s / (tokens_per_s / greatest(dp, 1))) end as replicas_needed,
         case when demand_tokens_per_s > 0
-             then cast(ceil(demand_tokens_per_s * prefill_gpu_s_per_token / replica_gpus) * replica_gpus as bigint)
-        end as fleet_prefill_gpus
+             then ceil(demand_tokens_per_s * prefill_gpu_s_per_token / replica_gpus) * replica_gpus
+        end as prefill_gpus_needed
     from chosen c
+),
+bounded as (
+    -- (NaN compares above every number in DuckDB, so a NaN fleet is over the limit too)
+    select *, fleet_gpus_needed > assume('max_fleet_gpus') as over_fleet
+    from (select *, coalesce(replicas_needed * replica_gpus, 0) + coalesce(prefill_gpus_needed, 0) as fleet_gpus_needed
+          from fleet)
+),
+ranked as (
+    select
+        * exclude (replicas_needed, prefill_gpus_needed, fleet_gpus_needed, over_fleet) replace (
+            fits and not over_fleet as fits,
+            case when fits and over_fleet
+                 then 'the demand needs a fleet of more than '
+                      || format('{:,}', cast(assume('max_fleet_gpus') as bigint)) || ' GPUs (max_fleet_gpus)'
+                 else refusal end as refusal),
+        case when not over_fleet then cast(replicas_needed as integer) end as fleet_replicas,
+        case when not over_fleet then cast(prefill_gpus_needed as bigint) end as fleet_prefill_gpus
+    from bounded
 )
 -- such a job takes the layout whose fleet needs the fewest GPUs (on a tie the simpler
 -- colocated one); further ties go to the first layout by name, so the same inputs always give
