@@ -7,6 +7,8 @@ replace the reference tables in one transaction.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import duckdb
 import polars as pl
 
@@ -22,7 +24,9 @@ POSITIVE = {
     "gpu": ["memory_usable_gb", "mem_bw_tbps", "bf16_tflops"],
     "platform": ["gpus_per_node", "scaleup_domain_gpus", "max_nodes"],
     "model": ["params_total_b", "params_active_b", "layers", "hidden"],
-    "workload": ["total_tokens"],
+    # a serving or training figure left empty is not used; one that is given must be positive
+    "workload": ["total_tokens", "epochs", "seq_len", "global_batch_seqs", "input_len", "output_len", "max_output_len",
+                 "samples", "ttft_ms", "tpot_ms", "demand_tokens_per_s", "spec_accept_len"],
     "link": ["collective_eff"],
     "convergence": ["global_batch_seqs", "samples_to_converge"],
 }
@@ -83,7 +87,11 @@ def validate_catalog(catalog: dict[str, pl.DataFrame]) -> tuple[dict[str, pl.Dat
     valid: dict[str, pl.DataFrame] = {}
     rejects: list[tuple[str, Reject]] = []
     for table in KEYS:  # gpu, model and workload first: the others refer to them
-        frame = _with_origin(table, catalog[table])
+        frame, unsafe = validation.quarantine_unsafe_values(
+            SOURCE, _with_origin(table, catalog[table]),
+            where=lambda row, _: f"{row['catalog_file']} row {row['catalog_row']}")
+        rejects += [(table, replace(r, source_row=r.row.pop("catalog_row"), row=_jsonable(
+            {k: v for k, v in r.row.items() if k not in ORIGIN_COLUMNS}))) for r in unsafe]
         key = _key_name(table)
         violations = validation.validate(table, _keyed(table, frame), _rules(table, ids), (key,))
         dup_or_bad = sorted({v.row_index for v in violations})

@@ -353,12 +353,13 @@ HELPER_COLUMNS = frozenset(
 EARLIEST_DATE, LATEST_DATE = date(2000, 1, 1), date(2100, 12, 31)
 
 
-def quarantine_unsafe_values(source: str, frame: pl.DataFrame) -> tuple[pl.DataFrame, list]:
+def quarantine_unsafe_values(source: str, frame: pl.DataFrame, where=None) -> tuple[pl.DataFrame, list]:
     """Take out rows whose values no later step can hold: dates outside 2000-2100, nan or inf.
 
     Such a value crashed whole loads (an integer read as a date became year 57440, which no
     Python date can hold). Each row becomes one reject naming the column and the rule; the
-    rest go on to the validation suite.
+    rest go on to the validation suite. `where(row, position)` says where the row came from
+    (default "<source> row <position>").
     """
     from sources.base import Reject
 
@@ -393,7 +394,8 @@ def quarantine_unsafe_values(source: str, frame: pl.DataFrame) -> tuple[pl.DataF
         rule, what = problems[index]
         position = row.get("source_row") or index + 1
         kept = {k: v for k, v in row.items() if k not in HELPER_COLUMNS}
-        rejects.append(Reject(source, position, rule, f"{source} row {position}: {what}", kept, row.get("payload")))
+        origin = where(row, position) if where else f"{source} row {position}"
+        rejects.append(Reject(source, position, rule, f"{origin}: {what}", kept, row.get("payload")))
     return frame.filter(~pl.int_range(pl.len()).is_in(indices)), rejects
 
 

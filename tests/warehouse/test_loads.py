@@ -226,6 +226,31 @@ def test_bad_catalog_rows_are_rejected_and_the_rest_replace_the_reference(con):
     assert con.execute("select mem_bw_tbps from gpu").fetchall() == [(2.0,)]
 
 
+def test_a_catalog_workload_with_a_figure_no_model_can_use_is_rejected_by_row_and_rule(con):
+    """A user's workload row with a NaN prompt, or a negative demand, loaded silently (a demand of
+    1e30 crashed the night: tests/warehouse/test_decisions.py). Each is now its row's reject."""
+    catalog = toy_catalog()
+    serving = catalog["workload"].filter(pl.col("kind") == "serving").head(1)
+    catalog["workload"] = pl.concat([
+        catalog["workload"],
+        serving.with_columns(pl.lit("nan-prompt").alias("workload_id"), pl.lit(float("nan")).alias("input_len")),
+        serving.with_columns(pl.lit("inf-model").alias("workload_id"), pl.lit(float("inf")).alias("tpot_ms")),
+        serving.with_columns(pl.lit("negative").alias("workload_id"), pl.lit(-1000.0).alias("demand_tokens_per_s")),
+    ])
+    load_reference(con, catalog, RUN)
+    first_bad = catalog["workload"].height - 2  # 1-based row numbers of the three added rows
+    got = con.execute("""select source_row, rule, detail from rejected_row where target_table = 'workload'
+                         order by source_row""").fetchall()
+    assert got == [
+        (first_bad, "non_finite_value", f"workload.csv row {first_bad}: input_len is not a finite number"),
+        (first_bad + 1, "non_finite_value", f"workload.csv row {first_bad + 1}: tpot_ms is not a finite number"),
+        (first_bad + 2, "positive_demand_tokens_per_s",
+         f"workload.csv row {first_bad + 2}: demand_tokens_per_s -1000.0 must be a positive number"),
+    ]
+    kept = {r[0] for r in con.execute("select workload_id from workload").fetchall()}
+    assert kept == set(toy_catalog()["workload"]["workload_id"])
+
+
 def test_a_source_that_is_down_leaves_stored_rows_alone(warehouse):
     load_prices(warehouse, "test", prices([quote()]), RUN, [QUOTES])
     record_source_failure(warehouse, "test", "price_quote", "HTTP 503 from https://example.test", RUN)
