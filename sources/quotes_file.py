@@ -11,6 +11,7 @@ the frame; only relative quotes wait until every row is read, since their target
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import polars as pl
@@ -65,9 +66,11 @@ def _clean(record: dict, observed_at: date, default_ref: str) -> dict:
     form, problem = price.form_of(fields)
     if problem:
         raise RowProblem(*problem)
-    pricing = fields.get("pricing") or ("owned" if form == "ownership" else "on_demand")
+    # "On-Demand", "SPOT" and "reserved 1y" are the same bases as on_demand, spot and reserved_1y
+    given = fields.get("pricing")
+    pricing = re.sub(r"[\s-]+", "_", given.strip().lower()) if given else ("owned" if form == "ownership" else "on_demand")
     if pricing not in PRICING_MODELS:
-        raise RowProblem("quote_bad_pricing", f"pricing {shown(pricing)} is not one of {', '.join(PRICING_MODELS)}")
+        raise RowProblem("quote_bad_pricing", f"pricing {shown(given)} is not one of {', '.join(PRICING_MODELS)}")
     if form == "ownership" and pricing != "owned":
         raise RowProblem("quote_ownership_pricing", f"ownership fields with pricing {shown(pricing)} (must be owned)")
     fields |= {

@@ -109,6 +109,16 @@ def test_row_problems_are_rejects_naming_the_row(fields, rule):
     assert parsed.rows["instance_type"].to_list() == ["it1"]  # the good row survives
 
 
+def test_a_price_basis_is_read_whatever_its_case_and_separators():
+    text = "".join(ROW % (n, f"usd_per_gpu_hour: 2.0, pricing: {given}")
+                   for n, given in enumerate(["On-Demand", "SPOT", "reserved 1y", "Reserved-3Y", "spot-ish"], 1))
+    parsed = parse_text(text)
+    assert parsed.rows["pricing"].to_list() == ["on_demand", "spot", "reserved_1y", "reserved_3y"]
+    ((reject),) = parsed.rejects
+    assert (reject.source_row, reject.rule) == (5, "quote_bad_pricing")
+    assert "pricing 'spot-ish' is not one of on_demand, spot" in reject.detail
+
+
 def test_relative_chains_cycles_ambiguity_and_rejected_targets():
     text = (
         ROW % (1, "usd_per_gpu_hour: 2.0")
