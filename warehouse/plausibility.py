@@ -49,7 +49,9 @@ def price_bounds(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.Data
 
 
 def benchmark_bounds(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.DataFrame:
-    """Add `peak_ratio`: the FLOP/s per GPU the measurement implies over the GPU's best peak."""
+    """Add `peak_ratio`: the FLOP/s per GPU the measurement implies over the GPU's best peak; and
+    `scenario_check`: whether the result was measured in its workload's scenario (a Server run
+    would calibrate an Offline workload with a Server rate; a training job's is 'training')."""
     gpus = con.execute(
         "select gpu_id as gpu, greatest(coalesce(fp4_tflops, 0), coalesce(fp8_tflops, 0), "
         "coalesce(bf16_tflops, 0)) * 1e12 as peak_flops from gpu"
@@ -60,7 +62,8 @@ def benchmark_bounds(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.
                        when w.kind = 'serving' then 2.0 * m.params_active_b * 1e9
                        when w.kind = 'finetune_lora' then 4.0 * m.params_active_b * 1e9
                        else 6.0 * m.params_active_b * 1e9 end as min_flops_per_unit,
-                  w.total_tokens as job_units
+                  w.total_tokens as job_units,
+                  coalesce(w.scenario, 'training') as workload_scenario
            from workload w join model m using (model_id)"""
     ).pl()
     joined = frame.join(gpus, on="gpu", how="left", maintain_order="left").join(
@@ -74,7 +77,10 @@ def benchmark_bounds(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.
         .then(pl.col("job_units") / (pl.col("value") * 60.0))
     )
     return joined.with_columns(
-        (rate / count * pl.col("min_flops_per_unit") / pl.col("peak_flops")).alias("peak_ratio")
+        (rate / count * pl.col("min_flops_per_unit") / pl.col("peak_flops")).alias("peak_ratio"),
+        # an unknown workload has no scenario to compare with: its own rule says so
+        pl.when(pl.col("workload_scenario").is_null() | (pl.col("scenario") == pl.col("workload_scenario")))
+        .then(pl.lit("ok")).otherwise(pl.lit("mismatch")).alias("scenario_check"),
     )
 
 

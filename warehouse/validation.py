@@ -214,6 +214,12 @@ def benchmark_rules(known_workloads: list[str]) -> list[Rule]:
             in_set("workload_id", known_workloads),
             "workload_id '{workload_id}' is not a gpucalc workload (see the workload table)",
         ),
+        Rule(
+            "scenario_mismatch",
+            in_set("scenario_check", ["ok"]),
+            "scenario {scenario} is not the scenario of {workload_id}: its results are measured as "
+            "{workload_scenario} (give scenario {workload_scenario}, or the workload that was measured)",
+        ),
         _resolved_gpu_rule(),
         Rule(
             "duplicate_key",
@@ -348,7 +354,7 @@ def _key_columns(key: tuple[str, ...]) -> list[str]:
 HELPER_COLUMNS = frozenset(
     {"gpu_name_key", "days_in_future", "gpu_check", "gpus_per_instance_override", "gpus_per_accelerator",
      "floor_usd", "ceiling_usd", "price_floor_ratio", "price_ceiling_ratio", "peak_flops", "min_flops_per_unit",
-     "job_units", "peak_ratio"}
+     "job_units", "peak_ratio", "workload_scenario", "scenario_check"}
 )
 EARLIEST_DATE, LATEST_DATE = date(2000, 1, 1), date(2100, 12, 31)
 

@@ -187,9 +187,11 @@ def test_bad_benchmark_rows_are_rejected(warehouse):
         benchmark(source_row=5, system="later", measured_at=date(2030, 1, 1)),
         benchmark(source_row=6, system="what", metric="vibes"),
         benchmark(source_row=7, system="typo", workload_id="toy-pretrian"),
+        # a serving rate would calibrate a training job: it calibrated an Offline workload with a Server rate
+        benchmark(source_row=8, system="served", scenario="Server"),
     ]
     result = load_benchmarks(warehouse, "test", Parsed(benchmark_frame(rows)), RUN, ["test/2026-11-29/runs.csv"])
-    assert (result.loaded, result.rejected) == (1, 6)
+    assert (result.loaded, result.rejected) == (1, 7)
     assert [(r[0], r[1]) for r in rejects(warehouse, "benchmark_result")] == [
         (2, "value_positive"),
         (3, "unknown_gpu"),
@@ -197,7 +199,11 @@ def test_bad_benchmark_rows_are_rejected(warehouse):
         (5, "date_in_future"),
         (6, "known_metric"),
         (7, "unknown_workload"),
+        (8, "scenario_mismatch"),
     ]
+    detail = rejects(warehouse, "benchmark_result")[-1][2]
+    assert detail.endswith("scenario Server is not the scenario of toy-pretrain: its results are measured as "
+                           "training (give scenario training, or the workload that was measured)")
 
 
 def test_bad_catalog_rows_are_rejected_and_the_rest_replace_the_reference(con):
