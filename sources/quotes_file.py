@@ -68,7 +68,8 @@ def _clean(record: dict, observed_at: date, default_ref: str) -> dict:
         raise RowProblem(*problem)
     # "On-Demand", "SPOT" and "reserved 1y" are the same bases as on_demand, spot and reserved_1y
     given = fields.get("pricing")
-    pricing = re.sub(r"[\s-]+", "_", given.strip().lower()) if given else ("owned" if form == "ownership" else "on_demand")
+    default = "owned" if form == "ownership" else "on_demand"
+    pricing = re.sub(r"[\s-]+", "_", given.strip().lower()) if given else default
     if pricing not in PRICING_MODELS:
         raise RowProblem("quote_bad_pricing", f"pricing {shown(given)} is not one of {', '.join(PRICING_MODELS)}")
     if form == "ownership" and pricing != "owned":

@@ -87,11 +87,8 @@ def validate_catalog(catalog: dict[str, pl.DataFrame]) -> tuple[dict[str, pl.Dat
     valid: dict[str, pl.DataFrame] = {}
     rejects: list[tuple[str, Reject]] = []
     for table in KEYS:  # gpu, model and workload first: the others refer to them
-        frame, unsafe = validation.quarantine_unsafe_values(
-            SOURCE, _with_origin(table, catalog[table]),
-            where=lambda row, _: f"{row['catalog_file']} row {row['catalog_row']}")
-        rejects += [(table, replace(r, source_row=r.row.pop("catalog_row"), row=_jsonable(
-            {k: v for k, v in r.row.items() if k not in ORIGIN_COLUMNS}))) for r in unsafe]
+        frame, unsafe = validation.quarantine_unsafe_values(SOURCE, _with_origin(table, catalog[table]), _origin)
+        rejects += [(table, _numbered_by_catalog_row(r)) for r in unsafe]
         key = _key_name(table)
         violations = validation.validate(table, _keyed(table, frame), _rules(table, ids), (key,))
         dup_or_bad = sorted({v.row_index for v in violations})
@@ -106,6 +103,16 @@ def validate_catalog(catalog: dict[str, pl.DataFrame]) -> tuple[dict[str, pl.Dat
         if table in ids:
             ids[table] = valid[table][KEYS[table][0]].to_list()
     return valid, rejects
+
+
+def _origin(row: dict, _position: int) -> str:
+    return f"{row['catalog_file']} row {row['catalog_row']}"
+
+
+def _numbered_by_catalog_row(reject: Reject) -> Reject:
+    """A reject of the value checks, numbered and kept as the catalog's other rejects are."""
+    row = {k: v for k, v in reject.row.items() if k not in ORIGIN_COLUMNS}
+    return replace(reject, source_row=reject.row["catalog_row"], row=_jsonable(row))
 
 
 def _with_origin(table: str, frame: pl.DataFrame) -> pl.DataFrame:

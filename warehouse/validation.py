@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -359,7 +360,9 @@ HELPER_COLUMNS = frozenset(
 EARLIEST_DATE, LATEST_DATE = date(2000, 1, 1), date(2100, 12, 31)
 
 
-def quarantine_unsafe_values(source: str, frame: pl.DataFrame, where=None) -> tuple[pl.DataFrame, list]:
+def quarantine_unsafe_values(
+    source: str, frame: pl.DataFrame, where: Callable[[dict, int], str] | None = None
+) -> tuple[pl.DataFrame, list]:
     """Take out rows whose values no later step can hold: dates outside 2000-2100, nan or inf.
 
     Such a value crashed whole loads (an integer read as a date became year 57440, which no

@@ -73,10 +73,10 @@ def side_gpus(con, spec: SideSpec) -> int:
     platform = platform_row(con, spec.platform_id)
     cap = platform["gpus_per_node"] * platform["max_nodes"]
     if spec.n_gpus and spec.n_gpus > cap:
+        nodes = f"{platform['max_nodes']} node{'s' if platform['max_nodes'] != 1 else ''}"
         raise WhatIfError(
-            f"{spec.platform_id} is modelled up to {cap:,} GPUs ({platform['gpus_per_node']} per node x "
-            f"{platform['max_nodes']} node{'s' if platform['max_nodes'] != 1 else ''}), not {spec.n_gpus:,}; a larger deployment needs its own platform "
-            "row in <data>/catalog/platform.csv"
+            f"{spec.platform_id} is modelled up to {cap:,} GPUs ({platform['gpus_per_node']} per node x {nodes}), "
+            f"not {spec.n_gpus:,}; a larger deployment needs its own platform row in <data>/catalog/platform.csv"
         )
     return spec.n_gpus or platform["gpus_per_node"]
 
