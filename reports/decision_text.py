@@ -22,12 +22,18 @@ def render(workload: dict, rows: pl.DataFrame, refused: list[tuple[str, int]] = 
                    + (f", SLA {limits}" if limits else "") + "; each fleet is sized to meet both")
     out.append("Each choice on its own price basis (never the cheapest of several mixed):")
     out.append("")
-    if rows.height == 0:
+    if (workload.get("purpose") or "job") != "job":
+        out += textwrap.wrap(
+            f"{workload['workload_id']} is a benchmark definition, not a job: its rows in `estimate` time and price "
+            "it per layout, but only jobs are compared here (`gpucalc serve` sizes a fleet to your demand; a "
+            "workload of your own with purpose 'job' in <data>/catalog/workload.csv is compared every night).",
+            width=110)
+    elif rows.height == 0:
         out.append("No priced option fits this job with the bases asked for.")
     gpu_options = rows.filter(pl.col("pricing") != "api").height if rows.height else 0
-    if not gpu_options:
+    if not gpu_options and refused:
         why = "; ".join(f"{reason} ({layouts:,} layout{'s' if layouts != 1 else ''})" for reason, layouts in refused)
-        out.append("No GPU fleet fits this job" + (f": {why}" if why else "") + ".")
+        out += textwrap.wrap(f"No GPU fleet fits this job: {why}.", width=110)
     for row in rows.iter_rows(named=True):
         what, says = decision_text(row, serving)
         label = f"{what} [{row['platform_id']}]" if row.get("platform_id") and row["choice"] != "measured run" else what

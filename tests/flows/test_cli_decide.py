@@ -73,6 +73,15 @@ def test_a_demand_no_fleet_can_serve_says_why_even_on_an_older_warehouse(offline
     result = gpucalc(*LLAMA, "--demand", "1e30", "--data-dir", str(offline_copy))
     assert result.exit_code == 0, result.output
     assert "demand 1e+30 output tokens/s" in result.output
-    assert "No GPU fleet fits this job: the demand needs a fleet of more than 10,000,000 GPUs (max_fleet_gpus)" \
-        in result.output
+    said = " ".join(result.output.split())
+    assert "No GPU fleet fits this job: the demand needs a fleet of more than 10,000,000 GPUs (max_fleet_gpus)" in said
     assert "Managed API" in result.output
+
+
+def test_compare_says_a_benchmark_definition_is_not_a_job(offline_data):
+    """It said 'No priced option fits this job', as if nothing could run Llama-2-70B Offline."""
+    result = gpucalc("compare", "llama2-70b-offline", "--platforms", "hgx-b200-8", "--data-dir", str(offline_data))
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "llama2-70b-offline is a benchmark definition, not a job" in said
+    assert "No priced option fits" not in said and "No GPU fleet fits" not in said
