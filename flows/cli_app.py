@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -21,8 +22,18 @@ app = typer.Typer(
 # Exit codes every command uses (README, "Exit codes").
 EXIT = {"failed": 1, "usage": 2, "partial": 3, "refused": 4, "interrupted": 130}
 
+
+
+def _a_folder(value: str | None) -> str | None:
+    """A data directory that is a file fails later with 'Not a directory: <dir>/logs': say it first."""
+    if value and Path(value).exists() and not Path(value).is_dir():
+        raise typer.BadParameter(f"{value} is a file, not a folder", param_hint="--data-dir")
+    return value
+
+
 DataDir = Annotated[
-    str | None, typer.Option("--data-dir", help="Data directory (default $GPUCALC_DATA_DIR or ./data).")
+    str | None,
+    typer.Option("--data-dir", help="Data directory (default $GPUCALC_DATA_DIR or ./data).", callback=_a_folder),
 ]
 Warehouse = Annotated[
     str | None,
@@ -73,6 +84,7 @@ def warehouse_location(data_dir: str | None, warehouse: str | None = None) -> st
     from warehouse import settings
     from warehouse.location import BadWarehouse
 
+    _a_folder(str(settings.data_dir(data_dir)))  # GPUCALC_DATA_DIR too
     try:
         return settings.warehouse_path(settings.data_dir(data_dir), warehouse)
     except BadWarehouse as exc:

@@ -106,6 +106,19 @@ def test_a_device_or_a_folder_is_not_a_payload_file(tmp_path):
     assert not (tmp_path / "warehouse.duckdb").exists()
 
 
+def test_a_data_directory_that_is_a_file_is_said_at_once(tmp_path):
+    """`run` failed with 'Not a directory: <file>/logs' and a hint to read a log it could not write."""
+    afile = tmp_path / "data"
+    afile.write_text("not a folder")
+    flag = (["sources", "--data-dir", str(afile)], None)
+    variable = (["sql", "select 1"], {"GPUCALC_DATA_DIR": str(afile)})
+    for args, env in (flag, variable):
+        result = gpucalc(*args, env=env)
+        said = " ".join(result.output.replace("│", " ").split())  # the usage box wraps the long path
+        assert result.exit_code == 2 and "is a file, not a folder" in said, result.output
+    assert afile.read_text() == "not a folder"
+
+
 def test_replay_rebuilds_the_day_from_the_kept_payloads_alone(aws_day, tmp_path):
     data = tmp_path / "fresh"
     shutil.copytree(aws_day[0] / "raw", data / "raw")  # the raw payloads, no warehouse
