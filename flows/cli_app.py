@@ -23,7 +23,6 @@ app = typer.Typer(
 EXIT = {"failed": 1, "usage": 2, "partial": 3, "refused": 4, "interrupted": 130}
 
 
-
 def _a_folder(value: str | None) -> str | None:
     """A data directory that is a file fails later with 'Not a directory: <dir>/logs': say it first."""
     if value and Path(value).exists() and not Path(value).is_dir():
