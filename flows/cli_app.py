@@ -83,8 +83,9 @@ def warehouse_location(data_dir: str | None, warehouse: str | None = None) -> st
     from warehouse import settings
     from warehouse.location import BadWarehouse
 
-    _a_folder(str(settings.data_dir(data_dir)))  # GPUCALC_DATA_DIR too
+    directory = settings.data_dir(data_dir)
+    _a_folder(str(directory))  # GPUCALC_DATA_DIR too
     try:
-        return settings.warehouse_path(settings.data_dir(data_dir), warehouse)
+        return settings.warehouse_path(directory, warehouse)
     except BadWarehouse as exc:
         raise typer.BadParameter(str(exc), param_hint="--warehouse / GPUCALC_WAREHOUSE") from exc
