@@ -47,6 +47,8 @@ def run(
         with prefect_api("flows.nightly"), console.progress("starting Prefect's API"):
             from flows.nightly import nightly
 
+            if not verbose:
+                console.terse_prefect_errors()
             result = nightly(run_date=day, offline=offline, data_dir=data_dir, sources=picked,
                              warehouse=location)
     except WarehouseBusy as exc:

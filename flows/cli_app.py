@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -13,7 +14,34 @@ import typer
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 
-app = typer.Typer(
+class _App(typer.Typer):
+    """Typer whose every command turns a warehouse file it cannot read into one sentence.
+
+    Every command opens the warehouse somewhere else (the read-only door, a private copy, a
+    write session); a damaged file is the same news from each of them, so it is said here.
+    """
+
+    def command(self, *args, **kwargs):
+        register = super().command(*args, **kwargs)
+
+        def decorator(function):
+            @functools.wraps(function)
+            def guarded(*call_args, **call_kwargs):
+                from warehouse.location import UnreadableWarehouse
+
+                try:
+                    return function(*call_args, **call_kwargs)
+                except UnreadableWarehouse as exc:
+                    typer.echo(f"error: {exc}", err=True)
+                    raise typer.Exit(EXIT["failed"]) from exc
+
+            register(guarded)
+            return function
+
+        return decorator
+
+
+app = _App(
     help="gpucalc: which GPUs, from whom, in what layout, for this job, and at what cost.",
     no_args_is_help=True,
     add_completion=False,

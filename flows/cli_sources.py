@@ -125,13 +125,15 @@ def _overview(location: str, today: date) -> tuple[dict[str, dict], str]:
     import duckdb
 
     from warehouse import db
-    from warehouse.location import BadWarehouse
+    from warehouse.location import BadWarehouse, UnreadableWarehouse
     from warehouse.observations import source_overview
 
     if not db.warehouse_exists(location):
         return {}, f"no warehouse at {location} yet: `gpucalc run` or `gpucalc ingest` creates it"
     try:
         con = db.connect_reader(location)
+    except UnreadableWarehouse as exc:  # damaged: the sources are still worth listing
+        return {}, f"{exc}; showing sources only"
     except (duckdb.Error, BadWarehouse) as exc:  # an older warehouse another tool holds open read-write
         return {}, f"warehouse {location} could not be read ({exc}); showing sources only"
     try:

@@ -8,6 +8,7 @@ pipes and CI output stay clean. Outside a command (a Prefect worker) `step` does
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -64,3 +65,24 @@ def fail(error: BaseException, hint: str, verbose: bool, code: int = 1) -> NoRet
     typer.echo(f"error: {first}", err=True)
     typer.echo(f"hint: {hint}", err=True)
     raise typer.Exit(code) from error
+
+
+class _NoTraceback(logging.Filter):
+    """Drops a record's traceback (the handlers before this one, Prefect's API log, have had it)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        return True
+
+
+def terse_prefect_errors() -> None:
+    """Prefect's engine logs a failed task's and flow's whole traceback, twice, on the terminal;
+    keep its one line there (the run's log file has the traceback, `--verbose` shows it)."""
+    from prefect.logging.configuration import ensure_logging_setup
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    ensure_logging_setup()  # its console handler is on the root logger from then on
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, PrefectConsoleHandler) and not any(isinstance(f, _NoTraceback)
+                                                                  for f in handler.filters):
+            handler.addFilter(_NoTraceback())

@@ -29,6 +29,7 @@ from warehouse.load import (
     record_source_failure,
     remove_payload,
 )
+from warehouse.location import UnreadableWarehouse
 from warehouse.observations import first_rejects, index_payloads, load_parsed, table_for
 from warehouse.rebuild import rebuild_estimates
 from warehouse.reference_load import load_reference
@@ -93,6 +94,9 @@ def write_run(
             return _write(session, data_dir, run, mode, loads, bundled_prices, count_baseline)
     except WarehouseBusy as exc:
         journal_run(data_dir, _log_row(run, mode, "refused", str(exc)))
+        raise
+    except UnreadableWarehouse as exc:  # it cannot take the failed row either: the next writer will
+        journal_run(data_dir, _log_row(run, mode, "failed", f"{type(exc).__name__}: {exc}"[:2000]))
         raise
     except Exception as exc:
         _record_failure(warehouse, data_dir, run, mode, f"{type(exc).__name__}: {exc}")

@@ -17,7 +17,16 @@ from pathlib import Path
 import duckdb
 
 from warehouse import lake, motherduck, settings
-from warehouse.location import DUCKLAKE, FILE, MEMORY, MOTHERDUCK, BadWarehouse, parse
+from warehouse.location import (
+    DAMAGED,
+    DUCKLAKE,
+    FILE,
+    MEMORY,
+    MOTHERDUCK,
+    BadWarehouse,
+    parse,
+    unreadable,
+)
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
@@ -58,11 +67,13 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def connect(
-    location: str, read_only: bool = False, *, data_path: str | None = None, schema: bool = True
+    location: str, read_only: bool = False, *, data_path: str | None = None, schema: bool = True,
+    shown_as: str | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """A connection with the schema applied (writers, unless `schema=False`) or as found (readers).
 
-    `data_path` is where a new DuckLake keeps its Parquet files (settings.lake_data_path).
+    `data_path` is where a new DuckLake keeps its Parquet files (settings.lake_data_path);
+    `shown_as` the file an error names, when `location` is a working copy of it.
     """
     where = parse(location)
     if read_only and not warehouse_exists(location):
@@ -74,7 +85,7 @@ def connect(
     else:
         if where.kind == FILE and not read_only:
             Path(where.target).parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(where.target, read_only=read_only, config=settings.duckdb_config())
+        con = open_file(where.target, read_only, settings.duckdb_config(), shown_as)
     if not read_only:
         _limit_memory(con)
     if schema and not read_only:
@@ -93,6 +104,20 @@ def _limit_memory(con: duckdb.DuckDBPyConnection) -> None:
 
 class NoWarehouse(FileNotFoundError):
     """Nothing has been written at this warehouse location yet."""
+
+
+def open_file(path: str, read_only: bool, config: dict, shown_as: str | None = None) -> duckdb.DuckDBPyConnection:
+    """duckdb.connect on a warehouse file; a damaged file is one sentence with the way back.
+
+    The file is left as it is: whatever DuckDB could still recover from it is the user's.
+    """
+    try:
+        return duckdb.connect(path, read_only=read_only, config=config)
+    except duckdb.Error as exc:
+        said = str(exc).splitlines()[0].removeprefix("IO Error: ")
+        if not DAMAGED.search(said):
+            raise
+        raise unreadable(shown_as or path, said.replace(path, shown_as or path)) from exc
 
 
 def warehouse_exists(location: str) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse import settings
-from warehouse.location import BadWarehouse, Location
+from warehouse.location import DAMAGED, BadWarehouse, Location, unreadable
 
 LAKE = "lake"  # the name the lake is attached under; `use lake` makes it the default
 EXTENSIONS = {  # extension -> the wheel that ships it for this DuckDB release
@@ -70,7 +70,10 @@ def connect(
     own; a different one is refused). `snapshot` pins a reader to one snapshot.
     """
     if where.catalog == "sqlite":
-        _sqlite_wal(where.catalog_file, create=not read_only)  # a reader never creates the catalog
+        try:
+            _sqlite_wal(where.catalog_file, create=not read_only)  # a reader never creates the catalog
+        except sqlite3.DatabaseError as exc:
+            raise _explained(where, exc) from exc
     con = duckdb.connect(":memory:", config=settings.duckdb_config(**NO_AUTOLOAD))
     try:
         names = needed_extensions(where, data_path)
@@ -172,8 +175,10 @@ def _sqlite_wal(path: Path | None, create: bool) -> None:
             catalog.execute("pragma journal_mode=wal")
 
 
-def _explained(where: Location, exc: duckdb.Error) -> Exception:
+def _explained(where: Location, exc: duckdb.Error | sqlite3.DatabaseError) -> Exception:
     text = str(exc).splitlines()[0]
+    if where.catalog_file is not None and DAMAGED.search(text):
+        return unreadable(f"{where.uri} (its catalog file)", text.removeprefix("IO Error: "))
     if "does not match existing data path" in text:
         return BadWarehouse(f"{where.describe()} keeps its files elsewhere ({text}); "
                             "set GPUCALC_LAKE_DATA_PATH to the lake's data path")

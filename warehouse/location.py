@@ -15,6 +15,7 @@ once, so every process and worker that receives the string means the same file.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,25 @@ CATALOG_KINDS = ("duckdb", "sqlite", "postgres")
 
 class BadWarehouse(ValueError):
     """A warehouse setting gpucalc cannot use; the message is one sentence saying why."""
+
+
+class UnreadableWarehouse(RuntimeError):
+    """A warehouse file (or a lake's catalog) that cannot be opened: damaged, cut short, or not a database."""
+
+
+# What DuckDB and SQLite say on opening such a file (a lock another process holds, or a
+# permission, is not damage and keeps its own error)
+DAMAGED = re.compile(r"not a valid DuckDB database|Could not read enough bytes|corrupt|checksum|version number"
+                     r"|file is not a database|disk image is malformed", re.I)
+
+
+def unreadable(name: str, said: str) -> UnreadableWarehouse:
+    """The one sentence for a damaged warehouse file: what it is, that it is untouched, the way back."""
+    return UnreadableWarehouse(
+        f"the warehouse {name} cannot be read: it is damaged, cut short or not a database ({said}); "
+        "gpucalc has not changed it. Move it aside: `gpucalc run` then starts a new warehouse, and "
+        "`gpucalc replay --date <day>` reloads each day kept under raw/ in the data directory"
+    )
 
 
 @dataclass(frozen=True)

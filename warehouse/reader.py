@@ -46,7 +46,7 @@ LAKE_READ_FUNCTIONS = {
 
 def connect_reader(location: str, as_of: date | None = None):
     """A read-only connection to the warehouse as it is now, or as the last write of `as_of` left it."""
-    from warehouse.db import NoWarehouse, warehouse_exists
+    from warehouse.db import NoWarehouse, open_file, warehouse_exists
 
     where = parse(location)
     if not warehouse_exists(location):
@@ -58,7 +58,7 @@ def connect_reader(location: str, as_of: date | None = None):
         return _lake_reader(where, as_of)
     if where.kind == MOTHERDUCK:
         return GuardedConnection(_lock(motherduck.connect(where, read_only=True)))
-    return duckdb.connect(where.target, read_only=True, config=settings.duckdb_config(**LOCKED))
+    return open_file(where.target, True, settings.duckdb_config(**LOCKED))
 
 
 def _lake_reader(where, as_of: date | None):

@@ -106,11 +106,15 @@ def _swapped(where: Location, data_dir: Path) -> Iterator[duckdb.DuckDBPyConnect
     """A local DuckDB file (warehouse or lake catalog): write a copy, publish it by rename."""
     live = where.local_file
     working = _fresh_copy(live)
-    if where.kind == DUCKLAKE:
-        copy = Location(DUCKLAKE, str(working), "duckdb")
-        con = db.connect(copy.uri, data_path=settings.lake_data_path(data_dir), schema=False)
-    else:
-        con = db.connect(str(working), schema=False)
+    try:
+        if where.kind == DUCKLAKE:
+            copy = Location(DUCKLAKE, str(working), "duckdb")
+            con = db.connect(copy.uri, data_path=settings.lake_data_path(data_dir), schema=False)
+        else:
+            con = db.connect(str(working), schema=False, shown_as=str(live))
+    except BaseException:
+        _discard(working)
+        raise
     try:
         if where.kind == DUCKLAKE:  # one snapshot per write, as on the shared catalogs
             with db.session_transaction(con):
