@@ -98,12 +98,16 @@ def echo_wait(holder) -> None:
 
 
 def private_copy(data_dir: str | None, warehouse: str | None = None):
-    """An in-memory copy of the warehouse's inputs (before the first run: the bundled data with
-    your <data-dir>/catalog/ rows on top) for answers that change inputs."""
+    """An in-memory copy of the warehouse's inputs, with your <data-dir>/catalog/ rows on top as
+    they are now, for answers that change inputs; what of your catalog it could not take is said
+    on stderr."""
     from warehouse import settings
-    from warehouse.scratch import scratch_copy
+    from warehouse.scratch import catalog_notes, scratch_copy
 
-    return scratch_copy(warehouse_location(data_dir, warehouse), settings.catalog_dir(settings.data_dir(data_dir)))
+    con = scratch_copy(warehouse_location(data_dir, warehouse), settings.catalog_dir(settings.data_dir(data_dir)))
+    for note in catalog_notes(con):
+        typer.echo(note, err=True)
+    return con
 
 
 def warehouse_location(data_dir: str | None, warehouse: str | None = None) -> str:

@@ -101,14 +101,27 @@ def compare(
 
 
 def _reader_or_bundled(data_dir, warehouse):
-    """The warehouse, read-only; before the first nightly run, the bundled data recomputed in memory."""
-    from warehouse import db, decide
+    """The warehouse, read-only; before the first nightly run, or when your catalog changed since
+    the last, its inputs with the catalog you have, recomputed in memory."""
+    from warehouse import db, decide, settings
+    from warehouse.baseline import catalog_changed
     from warehouse.scratch import today
 
     location = warehouse_location(data_dir, warehouse)
-    if db.warehouse_exists(location):
-        return db.connect_reader(location)
-    typer.echo("no warehouse yet (gpucalc run --offline builds one): answering from the bundled data", err=True)
+    if not db.warehouse_exists(location):
+        typer.echo("no warehouse yet (gpucalc run --offline builds one): answering from the bundled data", err=True)
+    else:
+        con = db.connect_reader(location)
+        try:
+            if not catalog_changed(con, settings.catalog_dir(settings.data_dir(data_dir))):
+                return con
+        except BaseException:
+            con.close()
+            raise
+        con.close()
+        typer.echo("the catalog (yours in <data>/catalog/ on top of the bundled one) changed since the warehouse "
+                   "loaded it: answering from a private copy that has it; the next `gpucalc run` publishes it",
+                   err=True)
     con = private_copy(data_dir, warehouse)
     decide.rebuild(con, today())
     return con

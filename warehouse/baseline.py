@@ -3,13 +3,16 @@ benchmarks) is already in the warehouse as it stands, by digest of what would be
 
 Validating the whole catalog with great-expectations costs seconds; an ingest or a replay of
 one small file should not pay it again when nothing in the catalog changed. The nightly run
-always reloads (its report lists the catalog's rejects as tonight's).
+always reloads (its report lists the catalog's rejects as tonight's). Answers read from the
+warehouse (`compare`, the private copies of `serve`, `whatif`, `predict`) ask the same question
+to see whether your catalog changed since it was loaded.
 """
 
 from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime
+from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -41,3 +44,17 @@ def remember(con: duckdb.DuckDBPyConnection, loaded: str, run_id: str) -> None:
     con.execute("delete from baseline_load")
     con.execute("insert into baseline_load values (?, ?, ?)",
                 [loaded, run_id, datetime.now(UTC).replace(tzinfo=None)])
+
+
+def catalog_changed(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None) -> bool:
+    """Whether the catalog a run would load now (the bundled one with `catalog_dir`'s files on
+    top) differs from the one `con`'s warehouse last loaded: your catalog edited since, say."""
+    from sources import bundled
+    from sources.catalog import load_catalog_with_yours
+
+    try:
+        row = con.execute("select digest from baseline_load order by loaded_at desc limit 1").fetchone()
+    except duckdb.CatalogException:  # written by a gpucalc that kept no digest
+        return True
+    catalog, unreadable = load_catalog_with_yours(catalog_dir)
+    return row is None or row[0] != digest(catalog, unreadable, bundled.load_benchmark_results())

@@ -14,6 +14,8 @@ import duckdb
 
 from warehouse import db
 
+SCRATCH_RUN = "scratch"
+
 COPIED_TABLES = (
     "gpu",
     "platform",
@@ -38,22 +40,42 @@ def today() -> date:
 
 
 def scratch_copy(warehouse: str | None, catalog_dir: Path | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory warehouse holding the inputs of `warehouse` (any kind), else the bundled data.
+    """An in-memory warehouse holding the inputs of `warehouse` (any kind), else the bundled data;
+    the catalog is the one a run would load now (the bundled one with `catalog_dir`'s files on top).
 
     The inputs are read through the read-only door and copied over Arrow, so a DuckDB file,
     a DuckLake and MotherDuck are read the same way and none of them is ever written.
     """
+    from warehouse.baseline import catalog_changed
+
     con = db.connect(":memory:")
     if warehouse and db.warehouse_exists(warehouse):
         source = db.connect_reader(warehouse)
         try:
             copy_inputs(source, con)
+            changed = catalog_dir is not None and catalog_changed(source, catalog_dir)
         finally:
             source.close()
         _fill_new_assumptions(con)
+        if changed:  # your catalog edited since the last run (a model added for `serve --model`):
+            _load_catalog(con, catalog_dir)  # the answer is about the catalog you have, as the next run loads it
     else:
         _load_bundled(con, catalog_dir)
     return con
+
+
+def catalog_notes(con: duckdb.DuckDBPyConnection, limit: int = 5) -> list[str]:
+    """What of your catalog the private copy could not take: each rejected row or file, in one line."""
+    from warehouse.reference_load import SOURCE
+
+    rows = con.execute(
+        "select detail from rejected_row where run_id = ? and source = ? order by target_table, source_row, detail",
+        [SCRATCH_RUN, SOURCE],
+    ).fetchall()
+    notes = [f"your catalog: {detail}" for (detail,) in rows[:limit]]
+    if len(rows) > limit:
+        notes.append(f"your catalog: {len(rows) - limit} more rows rejected (the nightly's report lists them all)")
+    return notes
 
 
 def copy_inputs(source: duckdb.DuckDBPyConnection, con: duckdb.DuckDBPyConnection) -> None:
@@ -83,14 +105,24 @@ def _fill_new_assumptions(con: duckdb.DuckDBPyConnection) -> None:
 def _load_bundled(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None) -> None:
     """The bundled data, with your own catalog rows (`<data>/catalog/`) on top, as a run loads them."""
     from sources import bundled
-    from sources.catalog import load_catalog_with_yours
-    from warehouse.load import RunContext, load_benchmarks, load_prices
-    from warehouse.reference_load import load_reference
+    from warehouse.load import load_benchmarks, load_prices
 
-    run = RunContext.new("scratch", today())
-    load_reference(con, load_catalog_with_yours(catalog_dir)[0], run)
+    run = _load_catalog(con, catalog_dir)
     load_benchmarks(con, "bundled", bundled.load_benchmark_results(), run, [bundled.BENCHMARK_PAYLOAD])
     load_prices(con, "bundled_snapshot", bundled.load_price_snapshot(), run, [bundled.PRICE_PAYLOAD])
+
+
+def _load_catalog(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None):
+    """The bundled catalog with your rows on top; what of yours cannot be taken goes to rejected_row.
+    Returns the private copy's run."""
+    from sources.catalog import load_catalog_with_yours
+    from warehouse.load import RunContext
+    from warehouse.reference_load import load_reference
+
+    run = RunContext.new(SCRATCH_RUN, today())
+    catalog, unreadable = load_catalog_with_yours(catalog_dir)
+    load_reference(con, catalog, run, unreadable)
+    return run
 
 
 def sql_file(name: str) -> str:
