@@ -15,10 +15,12 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 
 class _App(typer.Typer):
-    """Typer whose every command turns a warehouse file it cannot read into one sentence.
+    """Typer whose every command turns a warehouse file it cannot read, or a full disk, into one
+    sentence.
 
-    Every command opens the warehouse somewhere else (the read-only door, a private copy, a
-    write session); a damaged file is the same news from each of them, so it is said here.
+    Every command opens and writes files somewhere else (the read-only door, a private copy, a
+    write session, raw/); a damaged warehouse or a full disk is the same news from each of
+    them, so it is said here.
     """
 
     def command(self, *args, **kwargs):
@@ -27,12 +29,18 @@ class _App(typer.Typer):
         def decorator(function):
             @functools.wraps(function)
             def guarded(*call_args, **call_kwargs):
+                from flows.console import disk_full
                 from warehouse.location import UnreadableWarehouse
 
                 try:
                     return function(*call_args, **call_kwargs)
                 except UnreadableWarehouse as exc:
                     typer.echo(f"error: {exc}", err=True)
+                    raise typer.Exit(EXIT["failed"]) from exc
+                except Exception as exc:
+                    if (sentence := disk_full(exc)) is None:
+                        raise
+                    typer.echo(f"error: {sentence}", err=True)
                     raise typer.Exit(EXIT["failed"]) from exc
 
             register(guarded)

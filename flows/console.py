@@ -8,6 +8,7 @@ pipes and CI output stay clean. Outside a command (a Prefect worker) `step` does
 
 from __future__ import annotations
 
+import errno
 import logging
 import sys
 import threading
@@ -61,10 +62,21 @@ def fail(error: BaseException, hint: str, verbose: bool, code: int = 1) -> NoRet
         from rich.traceback import Traceback
 
         Console(stderr=True).print(Traceback.from_exception(type(error), error, error.__traceback__))
-    first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    first = disk_full(error) or (str(error).strip().splitlines() or [type(error).__name__])[0]
     typer.echo(f"error: {first}", err=True)
     typer.echo(f"hint: {hint}", err=True)
     raise typer.Exit(code) from error
+
+
+def disk_full(error: BaseException) -> str | None:
+    """The sentence for a full disk, whichever layer noticed it (Python's files, DuckDB's)."""
+    if not (isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
+            or "No space left on device" in str(error)):
+        return None
+    path = getattr(error, "filename2", None) or getattr(error, "filename", None)  # a copy: its target
+    where = f" writing {path}" if path else ""
+    return (f"the disk is full{where} (no space left on device); the warehouse is as it was. "
+            "Free some space and run the command again")
 
 
 class _NoTraceback(logging.Filter):

@@ -161,8 +161,9 @@ def _record_failure(warehouse: str, data_dir: Path, run: RunContext, mode: str, 
         with writing(warehouse, data_dir, run.run_id, run.run_date, mode, wait_s=30) as session:
             start_run(session.con, run, mode)
             finish_run(session.con, run, [], {}, [], error=message[:2000])
-    except Exception:  # the warehouse itself is the problem: leave the row for the next writer
-        log.exception("could not record the failure of run %s in the warehouse", run.run_id)
+    except Exception as exc:  # the warehouse itself (or its disk) is the problem: leave the row for the next writer
+        log.warning("could not record the failure of run %s in the warehouse (%s); it waits in the run journal",
+                    run.run_id, exc)
         journal_run(data_dir, _log_row(run, mode, "failed", message[:2000]))
 
 

@@ -48,11 +48,15 @@ def payload_id(source: str, day: date, name: str) -> str:
 def write_atomically(path: Path, body: bytes) -> None:
     """Write to a temporary name, flush, then rename: a crash never leaves a cut file."""
     partial = path.with_name(path.name + ".partial")
-    with open(partial, "wb") as handle:
-        handle.write(body)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
+    try:
+        with open(partial, "wb") as handle:
+            handle.write(body)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, path)
+    except BaseException:  # a full disk, say: no cut file left to fill it further
+        partial.unlink(missing_ok=True)
+        raise
 
 
 @dataclass(frozen=True)

@@ -147,10 +147,14 @@ def _fresh_copy(live: Path) -> Path:
     _discard(working)  # a copy left by a killed writer
     live.parent.mkdir(parents=True, exist_ok=True)
     if live.exists():
-        shutil.copyfile(live, working)
-        wal = live.with_name(live.name + ".wal")
-        if wal.exists():
-            shutil.copyfile(wal, working.with_name(working.name + ".wal"))
+        try:
+            shutil.copyfile(live, working)
+            wal = live.with_name(live.name + ".wal")
+            if wal.exists():
+                shutil.copyfile(wal, working.with_name(working.name + ".wal"))
+        except BaseException:  # a full disk, say: no half copy left to fill it further
+            _discard(working)
+            raise
     return working
 
 
@@ -195,9 +199,13 @@ def _import_journal(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[Path
 
 def _write_atomically(path: Path, body: bytes) -> None:
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(body)
-    _fsync(partial)
-    os.replace(partial, path)
+    try:
+        partial.write_bytes(body)
+        _fsync(partial)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def _fsync(path: Path) -> None:

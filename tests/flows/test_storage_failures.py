@@ -1,8 +1,10 @@
-"""A warehouse file that is damaged, cut short or not a database: every command says so in one
-sentence with the way back, changes nothing, and what was ingested meanwhile is not lost."""
+"""A warehouse file that is damaged, cut short or not a database, and a disk that fills up
+mid-write: every command says so in one sentence (with the way back), the warehouse is as it
+was, no half-written file is left to fill the disk further, and what was ingested is not lost."""
 
 from __future__ import annotations
 
+import errno
 import logging
 import sys
 
@@ -93,3 +95,51 @@ def test_a_run_shows_prefects_one_line_not_its_traceback():
             "prefect.task_runs", logging.ERROR, __file__, 1, "Task run failed", (), sys.exc_info())
     assert all(h.filter(record) for h in handlers)
     assert record.exc_info is None and "Traceback" not in logging.Formatter().format(record)
+
+
+def test_a_disk_that_fills_while_the_warehouse_is_copied_leaves_it_and_no_half_copy(offline_copy, tmp_path,
+                                                                                     monkeypatch):
+    from warehouse import write_session
+
+    warehouse = offline_copy / "warehouse.duckdb"
+    before = warehouse.read_bytes()
+
+    def fills_up(source, target):  # half the copy lands, then the disk is full
+        with open(target, "wb") as out:
+            out.write(before[: len(before) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device", str(source), None, str(target))
+
+    monkeypatch.setattr(write_session.shutil, "copyfile", fills_up)
+    quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
+    result = gpucalc("ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29", "--data-dir", str(offline_copy))
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert f"error: the disk is full writing {warehouse}.next (no space left on device); the warehouse is as it " \
+           "was. Free some space and run the command again" in result.output
+    assert warehouse.read_bytes() == before and not (offline_copy / "warehouse.duckdb.next").exists()
+    assert len(list((offline_copy / "run_journal").glob("*.json"))) == 1  # the failed ingest, for the next writer
+    monkeypatch.undo()  # space freed: the kept day replays
+    result = gpucalc("replay", "--date", "2026-11-29", "--data-dir", str(offline_copy))
+    assert result.exit_code == 0 and "quotes_file: ok, 1 rows loaded" in result.output, result.output
+
+
+def test_a_disk_that_fills_while_a_payload_is_kept_leaves_no_cut_file(offline_copy, tmp_path, monkeypatch):
+    from sources import raw_store
+
+    def full(_fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(raw_store.os, "fsync", full)
+    quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
+    result = gpucalc("ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29", "--data-dir", str(offline_copy))
+    assert result.exit_code == 1 and "error: the disk is full (no space left on device)" in result.output
+    assert not [p for p in (offline_copy / "raw").rglob("*") if p.is_file()]
+
+
+def test_duckdb_running_out_of_disk_is_the_same_sentence():
+    import duckdb
+
+    from flows.console import disk_full
+
+    said = duckdb.TransactionException('Failed to commit: Could not write file "w.wal": No space left on device')
+    assert disk_full(said).startswith("the disk is full (no space left on device)")
+    assert disk_full(duckdb.IOException("Could not set lock on file")) is None
