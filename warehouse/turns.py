@@ -1,7 +1,8 @@
 """Writers take turns: who holds the warehouse, how long a second writer waits, what it says.
 
-On one machine the turn is an exclusive `flock` on `<data>/.gpucalc-write.lock`, which the
-kernel releases when the holder dies, however it dies. The lock file also says who holds
+On one machine the turn is an exclusive `flock` on `.gpucalc-write.lock` beside the warehouse
+file (the data directory, by default), which the kernel releases when the holder dies,
+however it dies. The lock file also says who holds
 it; a holder that vanished without marking itself finished was killed, and the next writer
 records that run as failed. (A PostgreSQL catalog spans machines, so there the turn is a
 PostgreSQL advisory lock instead: warehouse/pg_turn.py, same waiting and same messages.)
@@ -96,9 +97,9 @@ def wait_for(
 
 
 @contextmanager
-def file_turn(data_dir: Path, mine: Holder, wait_s: float, on_wait) -> Iterator[Holder | None]:
-    """Hold the flock for the session; yields the previous holder if it was killed mid-write."""
-    path = data_dir / LOCK_NAME
+def file_turn(folder: Path, mine: Holder, wait_s: float, on_wait) -> Iterator[Holder | None]:
+    """Hold the flock in `folder` for the session; yields the previous holder if it was killed mid-write."""
+    path = folder / LOCK_NAME
     handle = open(path, "a+b")  # noqa: SIM115 - held for the whole session
     try:
         wait_for(lambda: _try_flock(handle), lambda: _read(path), wait_s, on_wait)

@@ -68,7 +68,7 @@ def writing(
     mine = me(run_id, run_date.isoformat(), mode)
     wait = wait_s if wait_s is not None else wait_seconds()
     turn = pg_turn(where, mine, wait, on_wait) if where.catalog == "postgres" else file_turn(
-        data_dir, mine, wait, on_wait)
+        _turn_folder(where, data_dir), mine, wait, on_wait)
     with turn as interrupted:
         session = _swapped(where, data_dir) if where.local_file else _in_place(where, data_dir)
         with session as con:
@@ -76,6 +76,17 @@ def writing(
             yield Writer(con, interrupted)
         for path in imported:  # only once the rows they carried have landed
             path.unlink(missing_ok=True)
+
+
+def _turn_folder(where: Location, data_dir: Path) -> Path:
+    """Where the write turn's lock lives: beside the warehouse's own file (or its lake's catalog
+    file), so every writer of that file takes turns whatever data directory it was given (two
+    shells in two folders with one GPUCALC_WAREHOUSE); for MotherDuck, the data directory.
+    With the default layout both are the data directory."""
+    own_file = where.local_file or where.catalog_file
+    folder = own_file.parent if own_file is not None else data_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def journal_run(data_dir: Path, row: dict) -> Path:

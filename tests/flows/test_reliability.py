@@ -250,6 +250,26 @@ def test_a_writer_that_gets_its_turn_in_time_just_waits(offline_copy, tmp_path):
     assert first_line.startswith("waiting for run") and "quotes_file: ok, 1 rows loaded" in out
 
 
+def test_writers_of_one_warehouse_from_two_data_directories_take_turns_too(offline_copy, tmp_path):
+    """Two shells in two folders with one GPUCALC_WAREHOUSE: both copied the live file, and the
+    second rename threw the first write away (or one deleted the other's copy mid-write)."""
+    holder = hold_lock(offline_copy)  # a writer with the default layout: its lock beside the warehouse
+    quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
+    try:
+        process = subprocess.Popen(
+            [GPUCALC, "ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29",
+             "--data-dir", str(tmp_path / "elsewhere"), "--warehouse", str(offline_copy / "warehouse.duckdb")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        first_line = process.stderr.readline()
+    finally:
+        holder.close()
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, first_line + err
+    assert first_line.startswith("waiting for run 2026-11-29-000001000000") and "1 rows loaded" in out
+    assert query(offline_copy, "select count(*) from price_quote where provider = 'acme'") == [(1,)]
+
+
 def test_kill_9_during_a_write_loses_nothing_and_the_next_run_says_so(offline_copy, tmp_path):
     before = query(offline_copy, "select count(*), sum(usd_per_gpu_hour) from price_quote")
     quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
