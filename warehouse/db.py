@@ -24,6 +24,7 @@ from warehouse.location import (
     MEMORY,
     MOTHERDUCK,
     BadWarehouse,
+    held_open,
     parse,
     unreadable,
 )
@@ -114,10 +115,12 @@ def open_file(path: str, read_only: bool, config: dict, shown_as: str | None = N
     try:
         return duckdb.connect(path, read_only=read_only, config=config)
     except duckdb.Error as exc:
-        said = str(exc).splitlines()[0].removeprefix("IO Error: ")
+        said = str(exc).splitlines()[0].removeprefix("IO Error: ").replace(path, shown_as or path)
+        if read_only and "Could not set lock" in said:
+            raise held_open(shown_as or path, said.split(": ", 1)[-1].split(". See also")[0]) from exc
         if not DAMAGED.search(said):
             raise
-        raise unreadable(shown_as or path, said.replace(path, shown_as or path)) from exc
+        raise unreadable(shown_as or path, said) from exc
 
 
 def warehouse_exists(location: str) -> bool:

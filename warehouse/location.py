@@ -37,6 +37,19 @@ DAMAGED = re.compile(r"not a valid DuckDB database|Could not read enough bytes|c
                      r"|file is not a database|disk image is malformed", re.I)
 
 
+class WarehouseHeldOpen(UnreadableWarehouse):
+    """Another program (not gpucalc) holds the warehouse file open read-write: DuckDB then lets
+    no other process open it, not even to read."""
+
+
+def held_open(name: str, said: str) -> WarehouseHeldOpen:
+    return WarehouseHeldOpen(
+        f"the warehouse {name} is open read-write in another program ({said}); DuckDB lets nobody else read "
+        "it meanwhile. Close it there, or open it there read-only (`duckdb -readonly`, "
+        "`duckdb.connect(..., read_only=True)`), and run the command again; gpucalc's own writes do not wait for it"
+    )
+
+
 def unreadable(name: str, said: str) -> UnreadableWarehouse:
     """The one sentence for a damaged warehouse file: what it is, that it is untouched, the way back."""
     return UnreadableWarehouse(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import subprocess
 import sys
 
 import pytest
@@ -143,3 +144,30 @@ def test_duckdb_running_out_of_disk_is_the_same_sentence():
     said = duckdb.TransactionException('Failed to commit: Could not write file "w.wal": No space left on device')
     assert disk_full(said).startswith("the disk is full (no space left on device)")
     assert disk_full(duckdb.IOException("Could not set lock on file")) is None
+
+
+HOLDER = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1])  # read-write, as the DuckDB CLI opens a file
+print("open", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_a_warehouse_another_program_holds_read_write_is_one_sentence_and_writes_still_land(offline_copy, tmp_path):
+    warehouse = offline_copy / "warehouse.duckdb"
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(warehouse)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        result = gpucalc("sql", "select count(*) from gpu", "--data-dir", str(offline_copy))
+        assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+        assert f"error: the warehouse {warehouse} is open read-write in another program (Conflicting lock is " \
+               f"held in" in result.output and f"(PID {holder.pid})); DuckDB lets nobody else read" in result.output
+        quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
+        result = gpucalc("ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29",
+                         "--data-dir", str(offline_copy))
+        assert result.exit_code == 0 and "1 rows loaded" in result.output, result.output
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert query(offline_copy, "select count(*) from price_quote where provider = 'acme'") == [(1,)]
