@@ -60,11 +60,18 @@ class SourceLoad:
 def parse_kept(source: str, raw_dir: Path, day: date) -> SourceLoad:
     """Parse every payload kept for a source on a day; no payload parses -> failed."""
     kept = raw_store.kept_day(raw_dir, source, day)
-    result = parse_payloads(source, [raw_store.as_payload(k) for k in kept], day)
-    message = "; ".join(why for _, why in result.problems)
-    status = "ok" if result.parsed is not None else "failed"
+    intact = [k for k in kept if k.changed_since_kept() is None]
+    # a payload whose bytes are no longer those kept is evidence changed after the fact: its
+    # own problem, like a payload that does not parse (the others load)
+    problems = [(raw_store.payload_id(source, day, k.name), k.changed_since_kept()) for k in kept
+                if k not in intact]
+    result = parse_payloads(source, [raw_store.as_payload(k) for k in intact], day) if intact or not kept else None
+    parsed, window = (result.parsed, result.window) if result else (None, [])
+    problems += result.problems if result else []
+    message = "; ".join(why for _, why in problems)
+    status = "ok" if parsed is not None else "failed"
     # The payloads are indexed even when none parses: raw_payload records what was received.
-    return SourceLoad(source, status, message, result.parsed, kept, result.window, result.problems)
+    return SourceLoad(source, status, message, parsed, kept, window, problems)
 
 
 def write_run(

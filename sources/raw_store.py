@@ -73,6 +73,17 @@ class Kept:
     bytes: int
     fetched_at: datetime
     run_id: str | None
+    kept_sha256: str | None = None  # what the sidecar recorded, when the bytes no longer match it
+
+    def changed_since_kept(self) -> str | None:
+        """Why this payload is not what was kept (edited by hand, cut by a disk), or None."""
+        if self.kept_sha256 is None:
+            return None
+        provider = f" --provider {self.provider}" if self.provider else ""
+        return (f"{self.name} changed since it was kept on {self.fetched_at:%Y-%m-%d %H:%M} UTC (sha256 "
+                f"{self.kept_sha256[:16]} then, {self.sha256[:16]} now): not loaded, the rows it gave stay; "
+                f"to load it as it is now, `gpucalc ingest {self.source} --file {self.path}{provider} "
+                f"--date {self.day}`")
 
 
 def save(payload: Payload, raw_dir: Path, day: date, run_id: str | None = None) -> Kept:
@@ -119,8 +130,8 @@ def kept_day(raw_dir: Path, source: str, day: date) -> list[Kept]:
             continue
         meta = _sidecar(folder / (path.name + META_SUFFIX))
         size = path.stat().st_size
-        # A file dropped in by hand has no sidecar: describe it from the bytes themselves.
-        sha = _text(meta, "sha256") or hashlib.sha256(path.read_bytes()).hexdigest()
+        # A file dropped in by hand has no sidecar: it is described from the bytes themselves.
+        sha, recorded = hashlib.sha256(path.read_bytes()).hexdigest(), _text(meta, "sha256")
         kept.append(
             Kept(
                 source=source,
@@ -133,6 +144,7 @@ def kept_day(raw_dir: Path, source: str, day: date) -> list[Kept]:
                 bytes=meta["bytes"] if isinstance(meta.get("bytes"), int) else size,
                 fetched_at=_time(_text(meta, "fetched_at")) or _mtime(path),
                 run_id=_text(meta, "run_id"),
+                kept_sha256=recorded if recorded not in (None, sha) else None,
             )
         )
     return kept

@@ -7,6 +7,7 @@ and copied for the tests that change it.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from datetime import date
 from pathlib import Path
@@ -133,8 +134,14 @@ def test_replay_rebuilds_the_day_from_the_kept_payloads_alone(aws_day, tmp_path)
 
 
 def test_replay_with_a_changed_schema_fails_that_source_only_and_keeps_its_rows(copy_of):
+    from sources import raw_store
+    from sources.base import Payload
+
+    # the source renamed a column: what it sent that day, kept as it was sent
     kept = copy_of / "raw" / "skypilot" / DAY / "aws_vms.csv"
-    kept.write_bytes(kept.read_bytes().replace(b"AcceleratorCount", b"GpuCount", 1))
+    renamed = kept.read_bytes().replace(b"AcceleratorCount", b"GpuCount", 1)
+    raw_store.save(Payload("skypilot", "aws_vms.csv", renamed, "https://example/aws_vms.csv", "aws"),
+                   copy_of / "raw", date.fromisoformat(DAY))
     # a runs file dropped in by hand (no .meta.json) is replayed too
     runs = copy_of / "raw" / "user_runs" / DAY / "runs.csv"
     runs.parent.mkdir(parents=True)
@@ -153,6 +160,27 @@ def test_replay_with_a_changed_schema_fails_that_source_only_and_keeps_its_rows(
         ("skypilot", "failed"), ("user_runs", "ok")
     ]
     assert ("raw/user_runs/2026-03-01/runs.csv",) in query(copy_of, "select path from raw_payload")
+
+
+def test_a_kept_payload_edited_after_it_was_kept_is_not_loaded_and_says_how_to_load_it(copy_of):
+    kept = copy_of / "raw" / "skypilot" / DAY / "aws_vms.csv"
+    kept_sha = hashlib.sha256(kept.read_bytes()).hexdigest()
+    kept.write_bytes(kept.read_bytes().replace(b"55.04", b"5.504", 1))  # a hand edit of the evidence
+    before = query(copy_of, "select count(*), sum(usd_per_instance_hour) from price_quote where source = 'skypilot'")
+    result = gpucalc("replay", "--date", DAY, "--data-dir", str(copy_of))
+    assert result.exit_code == 1 and "skypilot: failed" in result.output, result.output
+    assert "aws_vms.csv changed since it was kept on" in result.output
+    assert f"(sha256 {kept_sha[:16]} then" in result.output
+    assert f"`gpucalc ingest skypilot --file {kept} --provider aws --date {DAY}`" in result.output
+    assert query(copy_of, "select count(*), sum(usd_per_instance_hour) from price_quote "
+                          "where source = 'skypilot'") == before  # the rows it gave stay
+    # the way the message gives: ingest the file as it is now, then it replays
+    again = gpucalc("ingest", "skypilot", "--file", str(kept), "--provider", "aws", "--date", DAY,
+                    "--data-dir", str(copy_of))
+    assert again.exit_code == 0, again.output
+    assert gpucalc("replay", "--date", DAY, "--data-dir", str(copy_of)).exit_code == 0
+    assert query(copy_of, "select min(usd_per_instance_hour) from price_quote where source = 'skypilot' "
+                          "and instance_type = 'p5.48xlarge' and pricing = 'on_demand'") == [(5.504,)]
 
 
 def test_replay_of_a_day_with_nothing_kept_says_so(tmp_path):
