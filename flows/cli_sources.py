@@ -132,9 +132,9 @@ def _overview(location: str, today: date) -> tuple[dict[str, dict], str]:
         return {}, f"no warehouse at {location} yet: `gpucalc run` or `gpucalc ingest` creates it"
     try:
         con = db.connect_reader(location)
-    except UnreadableWarehouse as exc:  # damaged: the sources are still worth listing
+    except UnreadableWarehouse as exc:  # damaged, or held by another program: the sources are still worth listing
         return {}, f"{exc}; showing sources only"
-    except (duckdb.Error, BadWarehouse) as exc:  # an older warehouse another tool holds open read-write
+    except (duckdb.Error, BadWarehouse) as exc:  # an unreachable lake catalog, say
         return {}, f"warehouse {location} could not be read ({exc}); showing sources only"
     try:
         frame = source_overview(con, today)

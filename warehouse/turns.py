@@ -2,10 +2,10 @@
 
 On one machine the turn is an exclusive `flock` on `.gpucalc-write.lock` beside the warehouse
 file (the data directory, by default), which the kernel releases when the holder dies,
-however it dies. The lock file also says who holds
-it; a holder that vanished without marking itself finished was killed, and the next writer
-records that run as failed. (A PostgreSQL catalog spans machines, so there the turn is a
-PostgreSQL advisory lock instead: warehouse/pg_turn.py, same waiting and same messages.)
+however it dies. The lock file also says who holds it; a holder that vanished without
+marking itself finished was killed, and the next writer records that run as failed. (A
+PostgreSQL catalog spans machines, so there the turn is a PostgreSQL advisory lock instead:
+warehouse/pg_turn.py, same waiting and same messages.)
 """
 
 from __future__ import annotations
