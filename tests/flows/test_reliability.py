@@ -232,40 +232,36 @@ def test_a_second_writer_waits_then_refuses_with_one_sentence_and_a_run_log_row(
     assert statuses["failed"].startswith("interrupted: process 4242 stopped before finishing")
 
 
-def test_a_writer_that_gets_its_turn_in_time_just_waits(offline_copy, tmp_path):
+def ingest_while_the_turn_is_held(offline_copy: Path, quotes: Path, *where: str) -> tuple[str, str]:
+    """An ingest started while another writer holds the turn, which it gives back once the
+    ingest says it waits for it (however long its start took); (its first stderr line, stdout)."""
     holder = hold_lock(offline_copy)
-    quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
     try:
         process = subprocess.Popen(
-            [GPUCALC, "ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29",
-             "--data-dir", str(offline_copy)],
+            [GPUCALC, "ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29", *where],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
-        # the turn is given back once the writer says it waits for it, however long its start took
         first_line = process.stderr.readline()
     finally:
         holder.close()
     out, err = process.communicate(timeout=120)
     assert process.returncode == 0, first_line + err
+    return first_line, out
+
+
+def test_a_writer_that_gets_its_turn_in_time_just_waits(offline_copy, tmp_path):
+    quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
+    first_line, out = ingest_while_the_turn_is_held(offline_copy, quotes, "--data-dir", str(offline_copy))
     assert first_line.startswith("waiting for run") and "quotes_file: ok, 1 rows loaded" in out
 
 
 def test_writers_of_one_warehouse_from_two_data_directories_take_turns_too(offline_copy, tmp_path):
     """Two shells in two folders with one GPUCALC_WAREHOUSE: both copied the live file, and the
     second rename threw the first write away (or one deleted the other's copy mid-write)."""
-    holder = hold_lock(offline_copy)  # a writer with the default layout: its lock beside the warehouse
     quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
-    try:
-        process = subprocess.Popen(
-            [GPUCALC, "ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29",
-             "--data-dir", str(tmp_path / "elsewhere"), "--warehouse", str(offline_copy / "warehouse.duckdb")],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        first_line = process.stderr.readline()
-    finally:
-        holder.close()
-    out, err = process.communicate(timeout=120)
-    assert process.returncode == 0, first_line + err
+    # the holder has the default layout: its lock is beside the warehouse, in its data directory
+    first_line, out = ingest_while_the_turn_is_held(offline_copy, quotes, "--data-dir", str(tmp_path / "elsewhere"),
+                                                    "--warehouse", str(offline_copy / "warehouse.duckdb"))
     assert first_line.startswith("waiting for run 2026-11-29-000001000000") and "1 rows loaded" in out
     assert query(offline_copy, "select count(*) from price_quote where provider = 'acme'") == [(1,)]
 
