@@ -1,6 +1,6 @@
 # gpucalc in a container: the image a Prefect Docker (or Kubernetes) work pool runs the nightly in.
 #
-#   docker build -t gpucalc .          # or: prefect deploy -n gpucalc-nightly/nightly-docker
+#   docker build -t gpucalc .          # or: prefect deploy -n nightly-docker
 #
 # Everything the pipeline needs is installed from PyPI at build time, DuckDB's extensions
 # included (their wheels, pinned in pyproject.toml), so a container needs no network for

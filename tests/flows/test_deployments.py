@@ -98,3 +98,17 @@ def test_the_tasks_exchange_only_paths_and_small_values_so_workers_can_be_other_
         assert set(hints.values()) <= plain, (task.name, hints)
     outcome = FetchOutcome("vast", "ok", "1 payloads", ["/data/raw/vast/2026-11-29/offers.json"])
     assert FetchOutcome(**json.loads(json.dumps(dataclasses.asdict(outcome)))) == outcome
+
+
+def test_every_documented_deploy_command_names_a_deployment_of_prefect_yaml():
+    """`prefect deploy -n NAME` (Prefect 3.9) matches NAME against the deployments' names in
+    prefect.yaml; the `flow/deployment` spelling that `deployment run` takes finds none there
+    and deploys nothing, as the README's command once did."""
+    import re
+
+    names = {d["name"] for d in deployments()}
+    documented = [(path, name) for path in ("README.md", "prefect.yaml", "Dockerfile")
+                  for command in re.findall(r"prefect deploy((?: -n \S+)+)", (ROOT / path).read_text())
+                  for name in command.split(" -n ")[1:]]
+    assert documented
+    assert [(path, name) for path, name in documented if name not in names] == []
