@@ -62,6 +62,8 @@ def export(
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
     target = out or settings.data_dir(data_dir) / "export"
+    if target.exists() and not target.is_dir():
+        raise typer.BadParameter(f"{target} is a file, not a folder", param_hint="--out")
     try:
         con = connect_reader(warehouse_location(data_dir, warehouse))
     except FileNotFoundError as exc:  # no warehouse written yet

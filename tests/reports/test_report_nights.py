@@ -202,3 +202,6 @@ def test_export_writes_the_tables(nights, tmp_path):
     result = CliRunner().invoke(app, ["export", "--format", "csv", "--data-dir", str(nights.data),
                                       "--out", str(tmp_path / "csv")])
     assert result.exit_code == 0 and (tmp_path / "csv" / "price_quote.csv").read_text().startswith("\"provider\",")
+    a_file = tmp_path / "csv" / "price_quote.csv"
+    result = CliRunner().invoke(app, ["export", "--data-dir", str(nights.data), "--out", str(a_file)])
+    assert result.exit_code == 2 and "is a file, not a folder" in re.sub(r"[\s│]+", " ", result.output)
