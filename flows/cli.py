@@ -41,7 +41,7 @@ def run(
     # Prefect's own progress lines only with --verbose; warnings (a source that failed or was
     # skipped, one line each) always. Set before Prefect is imported, which reads it once.
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
-    from flows.prefect_api import prefect_api
+    from flows.prefect_api import PrefectUnreachable, prefect_api
 
     try:
         with prefect_api("flows.nightly"), console.progress("starting Prefect's API"):
@@ -54,6 +54,9 @@ def run(
     except WarehouseBusy as exc:
         typer.echo(f"refused: {exc}", err=True)
         raise typer.Exit(EXIT["refused"]) from exc
+    except PrefectUnreachable as exc:  # nothing ran: no log file to point at
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(EXIT["failed"]) from exc
     except Exception as exc:  # one sentence and a hint; the traceback only with --verbose
         console.fail(exc, "the run's log file under <data>/logs/ has the detail; --verbose shows the traceback",
                      verbose)

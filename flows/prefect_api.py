@@ -95,6 +95,26 @@ def wait_until_up(process: subprocess.Popen | None, url: str, timeout_s: int) ->
                        "(GPUCALC_PREFECT_STARTUP_TIMEOUT sets the wait)")
 
 
+class PrefectUnreachable(RuntimeError):
+    """The Prefect API the settings name does not answer."""
+
+
+REACHABLE_S = 15  # a server that is up answers its health check in milliseconds
+
+
+def _answering(url: str, named_by: str) -> str:
+    """`url`, once its server answers; a server that is not up is one sentence, not a flow that
+    fails half-started with "Failed to reach API"."""
+    try:
+        wait_until_up(None, url, REACHABLE_S)
+    except RuntimeError as exc:
+        raise PrefectUnreachable(
+            f"{named_by} is {url}, and no Prefect server answered there within {REACHABLE_S} s: start it "
+            "(`prefect server start`), or unset PREFECT_API_URL and gpucalc runs a temporary one of its own"
+        ) from exc
+    return url
+
+
 def _warm_up() -> None:
     """Import what the run needs while the server boots in its own process (two cores, one wait)."""
     # Not great-expectations (~6 s): a night whose batches were validated before never imports
@@ -109,7 +129,7 @@ def prefect_api(*modules: str) -> Iterator[str | None]:
     `modules` (the flows to run) are imported while the local server boots.
     """
     if os.environ.get("PREFECT_API_URL"):
-        yield os.environ["PREFECT_API_URL"]
+        yield _answering(os.environ["PREFECT_API_URL"], "PREFECT_API_URL")
         return
     port = free_port()
     url = f"http://127.0.0.1:{port}/api"
@@ -119,7 +139,7 @@ def prefect_api(*modules: str) -> Iterator[str | None]:
 
         if PREFECT_API_URL.value():  # the Prefect profile names an API: the local one is not needed
             _stop(process)
-            yield PREFECT_API_URL.value()
+            yield _answering(PREFECT_API_URL.value(), "the Prefect profile's PREFECT_API_URL")
             return
         warm = threading.Thread(target=_warm_up, daemon=True)
         warm.start()

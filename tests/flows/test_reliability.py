@@ -342,6 +342,19 @@ def test_prefect_startup_timeout_is_generous_and_settable(monkeypatch):
     assert startup_timeout() == 600
 
 
+def test_a_prefect_server_the_settings_name_but_nobody_runs_is_one_sentence(tmp_path, monkeypatch):
+    """The scheduling section's `export PREFECT_API_URL=...` left in a shell whose server is down."""
+    from flows import prefect_api
+
+    monkeypatch.setattr(prefect_api, "REACHABLE_S", 0.5)
+    url = f"http://127.0.0.1:{prefect_api.free_port()}/api"  # nothing listens there
+    result = gpucalc("run", "--offline", "--data-dir", str(tmp_path / "data"), env={"PREFECT_API_URL": url})
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert f"error: PREFECT_API_URL is {url}, and no Prefect server answered there within 0.5 s: start it " \
+           "(`prefect server start`), or unset PREFECT_API_URL" in result.output
+    assert not (tmp_path / "data").exists()  # nothing ran
+
+
 def test_run_refuses_a_future_date(tmp_path):
     result = gpucalc("run", "--offline", "--date", (date.today().replace(year=date.today().year + 1)).isoformat(),
                      "--data-dir", str(tmp_path))
