@@ -32,6 +32,9 @@ def run(
     from warehouse.write_session import WarehouseBusy
 
     picked = [s.strip() for s in sources.split(",") if s.strip()] if sources else None
+    if picked and offline:
+        raise typer.BadParameter("picks live sources to fetch, and --offline fetches none: give one or the other",
+                                 param_hint="--sources")
     try:
         picked = pick_live(picked) if picked else None  # before the Prefect server starts
     except UnknownSource as exc:

@@ -359,4 +359,10 @@ def test_run_refuses_a_future_date(tmp_path):
     result = gpucalc("run", "--offline", "--date", (date.today().replace(year=date.today().year + 1)).isoformat(),
                      "--data-dir", str(tmp_path))
     assert result.exit_code == 2 and "is in the future" in result.output
+
+
+def test_run_refuses_live_sources_offline_rather_than_ignore_them(tmp_path):
+    result = gpucalc("run", "--offline", "--sources", "vast", "--data-dir", str(tmp_path))
+    assert result.exit_code == 2 and "--offline fetches none" in " ".join(result.output.replace("│", " ").split())
+    assert not tmp_path.joinpath("warehouse.duckdb").exists()
     assert not (tmp_path / "warehouse.duckdb").exists()
