@@ -80,6 +80,7 @@ MODEL: dict[str, pl.DataType] = {
     "attn_decode_flops": pl.Float64,
     "attn_prefill_flops": pl.Float64,
     "kv_tp_shards": pl.Int64,  # ways tensor parallelism can split the KV cache (null: kv_heads; MLA: 1)
+    "max_context": pl.Int64,  # the most tokens of prompt + output it takes (its config's max_position_embeddings)
     "source": pl.String,
 }
 

@@ -67,9 +67,14 @@ def apply_assumptions(con: duckdb.DuckDBPyConnection, overrides: dict[str, float
 def add_demand(con: duckdb.DuckDBPyConnection, demand: Demand) -> str:
     """Add the user's serving job to a private copy as a workload; return its id."""
     demand.check()
-    known = {r[0] for r in con.execute("select model_id from model").fetchall()}
+    known = dict(con.execute("select model_id, max_context from model").fetchall())
     if demand.model_id not in known:
         raise DecideError(f"model {demand.model_id!r} is not in the catalog (known: {', '.join(sorted(known))})")
+    limit = known[demand.model_id]
+    if limit and demand.input_len + demand.output_len > limit:
+        raise DecideError(f"{demand.model_id} takes at most {limit:,} tokens of prompt and output (max_context), "
+                          f"and --input-len {demand.input_len:g} + --output-len {demand.output_len:g} is "
+                          f"{demand.input_len + demand.output_len:,.0f}")
     name = (f"your serving job: {demand.model_id} at {rate_text(demand.tokens_per_s)} output tokens/s "
             f"({demand.input_len:g} in / {demand.output_len:g} out)")
     con.execute(

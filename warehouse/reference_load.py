@@ -70,6 +70,9 @@ def _rules(table: str, ids: dict[str, list[str]]) -> list[validation.Rule]:
                 f"{column} {{{column}}} must be a positive number",
             )
         )
+    if table == "workload":
+        rules.append(validation.Rule("context_too_long", validation.in_set("context_check", ["ok"]),
+                                     "{context_check}"))
     for column, other in REFERENCES.get(table, []):
         rules.append(
             validation.Rule(
@@ -90,7 +93,8 @@ def validate_catalog(catalog: dict[str, pl.DataFrame]) -> tuple[dict[str, pl.Dat
         frame, unsafe = validation.quarantine_unsafe_values(SOURCE, _with_origin(table, catalog[table]), _origin)
         rejects += [(table, _numbered_by_catalog_row(r)) for r in unsafe]
         key = _key_name(table)
-        violations = validation.validate(table, _keyed(table, frame), _rules(table, ids), (key,))
+        checked = _context_checked(frame, valid["model"]) if table == "workload" else frame
+        violations = validation.validate(table, _keyed(table, checked), _rules(table, ids), (key,))
         dup_or_bad = sorted({v.row_index for v in violations})
         rows = dict(zip(dup_or_bad, frame[dup_or_bad].to_dicts(), strict=True)) if dup_or_bad else {}
         for v in violations:
@@ -103,6 +107,19 @@ def validate_catalog(catalog: dict[str, pl.DataFrame]) -> tuple[dict[str, pl.Dat
         if table in ids:
             ids[table] = valid[table][KEYS[table][0]].to_list()
     return valid, rejects
+
+
+def _context_checked(workloads: pl.DataFrame, models: pl.DataFrame) -> pl.DataFrame:
+    """`context_check`: "ok", or why a serving workload's requests do not fit its model's context
+    (a prompt plus its longest output, where the workload caps it, else its mean output)."""
+    limits = models.select("model_id", pl.col("max_context").alias("context_limit"))
+    needed = pl.col("input_len") + pl.coalesce("max_output_len", "output_len")
+    over = (pl.col("kind") == "serving") & (needed > pl.col("context_limit"))
+    why = pl.format("{} takes at most {} tokens of prompt and output (max_context), and {} asks {}",
+                    "model_id", "context_limit", "workload_id", needed.round(0).cast(pl.Int64))
+    return (workloads.join(limits, on="model_id", how="left", maintain_order="left")
+            .with_columns(pl.when(over).then(why).otherwise(pl.lit("ok")).alias("context_check"))
+            .drop("context_limit"))
 
 
 def _origin(row: dict, _position: int) -> str:

@@ -55,6 +55,9 @@ def test_a_demand_in_requests_per_second_is_the_same_job(offline_data):
         (["--demand", "0"], "--demand must be a finite number above zero, got 0"),
         (["--demand", "inf"], "--demand must be a finite number above zero, got inf"),
         (["--demand", "5000", "--dtype", "int3"], "--dtype 'int3': use fp4, fp8 or bf16"),
+        (["--demand", "5000", "--input-len", "4000"],  # Llama-2's 4,096-token context (its config.json)
+         "llama2-70b takes at most 4,096 tokens of prompt and output (max_context), and --input-len 4000 + "
+         "--output-len 500 is 4,500"),
     ],
 )
 def test_serve_refuses_what_it_cannot_answer_in_one_sentence(offline_data, args, says):

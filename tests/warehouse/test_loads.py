@@ -257,6 +257,31 @@ def test_a_catalog_workload_with_a_figure_no_model_can_use_is_rejected_by_row_an
     assert kept == set(toy_catalog()["workload"]["workload_id"])
 
 
+def test_a_serving_workload_whose_requests_overflow_its_models_context_is_rejected(con):
+    """Prompt plus output past the model's max_context (a 1e12-token output of Llama-2, whose
+    window is 4,096) was costed as a fleet needing petabytes per GPU; the row is now refused."""
+    catalog = toy_catalog()
+    catalog["model"] = catalog["model"].with_columns(pl.lit(2048, dtype=pl.Int64).alias("max_context"))
+    serving = catalog["workload"].filter(pl.col("kind") == "serving").head(1)
+    catalog["workload"] = pl.concat([
+        catalog["workload"],
+        # 1,600 in + 500 out = 2,100 > 2,048; 1,600 in + outputs capped at 448 (mean 300): 2,048, which fits
+        serving.with_columns(pl.lit("too-long").alias("workload_id"), pl.lit(1600.0).alias("input_len"),
+                             pl.lit(500.0).alias("output_len"), pl.lit(None, dtype=pl.Float64).alias("max_output_len")),
+        serving.with_columns(pl.lit("capped").alias("workload_id"), pl.lit(1600.0).alias("input_len"),
+                             pl.lit(300.0).alias("output_len"), pl.lit(448.0).alias("max_output_len")),
+    ])
+    load_reference(con, catalog, RUN)
+    row = catalog["workload"].height - 1  # 1-based: the first added row
+    model = serving["model_id"][0]
+    assert con.execute("select source_row, rule, detail from rejected_row").fetchall() == [
+        (row, "context_too_long", f"workload.csv row {row}: {model} takes at most 2048 tokens of prompt and output "
+                                  "(max_context), and too-long asks 2100"),
+    ]
+    kept = {r[0] for r in con.execute("select workload_id from workload").fetchall()}
+    assert "capped" in kept and "too-long" not in kept
+
+
 def test_a_source_that_is_down_leaves_stored_rows_alone(warehouse):
     load_prices(warehouse, "test", prices([quote()]), RUN, [QUOTES])
     record_source_failure(warehouse, "test", "price_quote", "HTTP 503 from https://example.test", RUN)
