@@ -112,16 +112,18 @@ def _reader_or_bundled(data_dir, warehouse):
         typer.echo("no warehouse yet (gpucalc run --offline builds one): answering from the bundled data", err=True)
     else:
         con = db.connect_reader(location)
+        yours = settings.catalog_dir(settings.data_dir(data_dir))
         try:
-            if not catalog_changed(con, settings.catalog_dir(settings.data_dir(data_dir))):
+            if not catalog_changed(con, yours):
                 return con
         except BaseException:
             con.close()
             raise
         con.close()
-        typer.echo("the catalog (yours in <data>/catalog/ on top of the bundled one) changed since the warehouse "
-                   "loaded it: answering from a private copy that has it; the next `gpucalc run` publishes it",
-                   err=True)
+        which = ("your catalog (<data>/catalog/)" if any(yours.glob("*.csv"))
+                 else "the bundled catalog (a newer gpucalc)")
+        typer.echo(f"{which} changed since the warehouse loaded it: answering from a private copy that has it; "
+                   "the next `gpucalc run` publishes it", err=True)
     con = private_copy(data_dir, warehouse)
     decide.rebuild(con, today())
     return con

@@ -9,7 +9,7 @@ from pathlib import Path
 from sources.catalog import data_path
 from tests.flows.cli_helpers import gpucalc
 
-CHANGED = "the catalog (yours in <data>/catalog/ on top of the bundled one) changed since the warehouse loaded it"
+CHANGED = "your catalog (<data>/catalog/) changed since the warehouse loaded it"
 SERVE = ["--input-len", "1024", "--output-len", "500", "--ttft-ms", "2000", "--tpot-ms", "50", "--demand", "5000",
          "--json"]
 
