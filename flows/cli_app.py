@@ -54,6 +54,24 @@ app = _App(
     no_args_is_help=True,
     add_completion=False,
 )
+# what a bug report needs: gpucalc's version and those of the engines whose behaviour it depends on
+VERSIONED = ("gpucalc", "duckdb", "prefect", "polars", "great-expectations")
+
+
+def _print_versions(wanted: bool) -> None:
+    if wanted:
+        from importlib.metadata import version
+
+        typer.echo(" ".join(f"{name} {version(name)}" for name in VERSIONED))
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    _version: Annotated[bool, typer.Option("--version", callback=_print_versions, is_eager=True,
+                                           help="Print gpucalc's version and its engines', then exit.")] = False,
+) -> None:
+    """gpucalc: which GPUs, from whom, in what layout, for this job, and at what cost."""
 
 # Exit codes every command uses (README, "Exit codes").
 EXIT = {"failed": 1, "usage": 2, "partial": 3, "refused": 4, "interrupted": 130}

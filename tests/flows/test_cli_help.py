@@ -20,6 +20,16 @@ def _command_paths(command, path=()):
 ALL_COMMANDS = list(_command_paths(get_command(app)))
 
 
+def test_version_names_gpucalc_and_its_engines_as_installed():
+    from importlib.metadata import version
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0, result.output
+    assert result.output.split() == ["gpucalc", version("gpucalc"), "duckdb", version("duckdb"), "prefect",
+                                     version("prefect"), "polars", version("polars"), "great-expectations",
+                                     version("great-expectations")]
+
+
 def test_the_app_has_its_commands():
     assert ["whatif"] in ALL_COMMANDS and ["run"] in ALL_COMMANDS and len(ALL_COMMANDS) > 5
 
