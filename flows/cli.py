@@ -77,19 +77,24 @@ def sql(
         str | None,
         typer.Option("--as-of", help="Read the warehouse as the last write of this UTC day left it (DuckLake)."),
     ] = None,
-    max_rows: Annotated[int, typer.Option("--max-rows", help="Rows to print at most.")] = 200,
+    max_rows: Annotated[int, typer.Option("--max-rows", help="Rows to print at most (table format).")] = 200,
     timeout: Annotated[float, typer.Option("--timeout", help="Stop the query after this many seconds.")] = 300.0,
+    fmt: Annotated[str, typer.Option("--format", help="table, or csv / jsonl: every row, for a file or a pipe.")]
+    = "table",
 ) -> None:
     """Run one SQL statement over a read-only connection and print the result as a table.
 
     The connection reads the warehouse and nothing else: no other file (COPY, ATTACH,
-    read_csv, EXPORT), no extensions, no settings changes.
+    read_csv, EXPORT), no extensions, no settings changes; `--format csv` (or jsonl) prints
+    every row instead, for `> result.csv` or a pipe.
     """
     import duckdb
 
     from warehouse import db
     from warehouse.location import BadWarehouse
 
+    if fmt not in ("table", *ROW_WRITERS):
+        raise typer.BadParameter(f"{fmt!r}: use table, csv or jsonl", param_hint="--format")
     if not 0 < timeout < float("inf"):  # 0 or less would stop every query at once, nan never
         typer.echo(f"--timeout must be a finite number of seconds above zero, got {timeout:g}", err=True)
         raise typer.Exit(EXIT["usage"])
@@ -109,7 +114,10 @@ def sql(
         if relation is None:
             typer.echo("ok")
             return
-        relation.show(max_rows=max_rows, max_width=240)
+        if fmt == "table":
+            relation.show(max_rows=max_rows, max_width=240)
+        else:
+            ROW_WRITERS[fmt](relation)
     except KeyboardInterrupt as exc:
         con.interrupt()
         typer.echo("interrupted", err=True)
@@ -126,6 +134,28 @@ def sql(
     finally:
         timer.cancel()
         con.close()
+
+
+def _csv_rows(relation) -> None:
+    import csv
+    import sys
+
+    out = csv.writer(sys.stdout, lineterminator="\n")
+    out.writerow(relation.columns)
+    while rows := relation.fetchmany(10_000):  # streamed: a 10-million-row answer fits in memory
+        out.writerows(rows)
+
+
+def _jsonl_rows(relation) -> None:
+    import json
+    import sys
+
+    columns = relation.columns
+    while rows := relation.fetchmany(10_000):
+        sys.stdout.writelines(json.dumps(dict(zip(columns, row, strict=True)), default=str) + "\n" for row in rows)
+
+
+ROW_WRITERS = {"csv": _csv_rows, "jsonl": _jsonl_rows}
 
 
 # The other commands register themselves on `app` when their module is imported.

@@ -72,6 +72,18 @@ def test_sql_takes_one_statement_and_a_timeout(offline_data):
         assert f"--timeout must be a finite number of seconds above zero, got {never}" in result.output
 
 
+def test_sql_prints_every_row_as_csv_or_jsonl_for_a_file_or_a_pipe(offline_data):
+    query = "select * from (values (1, 'x,y', date '2026-11-29'), (2, null, null)) t(a, b, day) order by a"
+    result = gpucalc("sql", query, "--format", "csv", "--data-dir", str(offline_data))
+    assert result.exit_code == 0 and result.output == 'a,b,day\n1,"x,y",2026-11-29\n2,,\n'
+    result = gpucalc("sql", query, "--format", "jsonl", "--data-dir", str(offline_data))
+    assert result.exit_code == 0 and [json.loads(line) for line in result.output.splitlines()] == [
+        {"a": 1, "b": "x,y", "day": "2026-11-29"}, {"a": 2, "b": None, "day": None}]
+    rows = gpucalc("sql", "select * from range(250)", "--format", "csv", "--data-dir", str(offline_data))
+    assert len(rows.output.splitlines()) == 251  # every row, not --max-rows' 200
+    assert gpucalc("sql", "select 1", "--format", "xml", "--data-dir", str(offline_data)).exit_code == 2
+
+
 def test_ctrl_c_stops_a_query_with_one_line(offline_data):
     process = subprocess.Popen(
         [GPUCALC, "sql", "select count(*) from range(100000000000)", "--data-dir", str(offline_data)],
