@@ -31,6 +31,7 @@ from pathlib import Path
 
 import duckdb
 
+from sources.raw_store import write_atomically
 from warehouse import db, lake, settings
 from warehouse.location import DUCKLAKE, Location, parse
 from warehouse.pg_turn import pg_turn
@@ -94,7 +95,7 @@ def journal_run(data_dir: Path, row: dict) -> Path:
     folder = data_dir / JOURNAL_DIR
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{row['run_id']}.json"
-    _write_atomically(path, json.dumps(row, default=str).encode())
+    write_atomically(path, json.dumps(row, default=str).encode())
     return path
 
 
@@ -206,17 +207,6 @@ def _import_journal(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[Path
         )
         imported.append(path)
     return imported
-
-
-def _write_atomically(path: Path, body: bytes) -> None:
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_bytes(body)
-        _fsync(partial)
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
 
 
 def _fsync(path: Path) -> None:
