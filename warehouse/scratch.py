@@ -56,9 +56,10 @@ def scratch_copy(warehouse: str | None, catalog_dir: Path | None = None) -> duck
             changed = catalog_dir is not None and catalog_changed(source, catalog_dir)
         finally:
             source.close()
-        _fill_new_assumptions(con)
         if changed:  # your catalog edited since the last run (a model added for `serve --model`):
             _load_catalog(con, catalog_dir)  # the answer is about the catalog you have, as the next run loads it
+        else:
+            _fill_new_assumptions(con)
     else:
         _load_bundled(con, catalog_dir)
     return con
