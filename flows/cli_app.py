@@ -49,11 +49,7 @@ class _App(typer.Typer):
         return decorator
 
 
-app = _App(
-    help="gpucalc: which GPUs, from whom, in what layout, for this job, and at what cost.",
-    no_args_is_help=True,
-    add_completion=False,
-)
+app = _App(no_args_is_help=True, add_completion=False)
 # what a bug report needs: gpucalc's version and those of the engines whose behaviour it depends on
 VERSIONED = ("gpucalc", "duckdb", "prefect", "polars", "great-expectations")
 
