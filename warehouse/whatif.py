@@ -190,12 +190,16 @@ def _role_layout(con, workload_id: str, spec: SideSpec, n: int, dtype: str) -> d
     return row
 
 
-def _topology(con, workload_id: str, platform_id: str, n: int, dtype: str) -> dict:
-    """Any other workload's layout: the best at that GPU count."""
+def _topology(con, workload_id: str, platform_id: str, n: int, dtype: str, kind: str) -> dict:
+    """Any other workload's layout: the best at that GPU count. Serving takes the published
+    choice, whose batch meets the latency limits at the calibrated step time (its throughput
+    already carries the calibration factor: `calibrated`)."""
+    table = "topology_serving_calibrated" if kind == "serving" else "topology_option"
     row = _one(
         con,
-        """select * from topology_option where workload_id = ? and platform_id = ? and n_gpus = ? and dtype = ?
-           order by fits desc, tokens_per_s desc limit 1""",
+        f"""select *, {kind == 'serving'} as calibrated from {table}
+            where workload_id = ? and platform_id = ? and n_gpus = ? and dtype = ?
+            order by fits desc, tokens_per_s desc limit 1""",
         [workload_id, platform_id, n, dtype],
     )
     if row is None:
@@ -243,7 +247,7 @@ def evaluate_side(
     n = side_gpus(con, spec)
     role = workload["kind"] == "role_pipeline"
     topo = _role_layout(con, workload["workload_id"], spec, n, dtype) if role else _topology(
-        con, workload["workload_id"], spec.platform_id, n, dtype)
+        con, workload["workload_id"], spec.platform_id, n, dtype, workload["kind"])
     total_gpus = topo["n_gpus"]
     calib = _calibration(con, workload["workload_id"], spec.platform_id, total_gpus)
     # the 90th-percentile held-out error of this kind at this level of calibration
@@ -252,7 +256,7 @@ def evaluate_side(
         "select error_p90, basis from error_band where kind = ? and level = ?",
         [workload["kind"], 1 if measured else calib["level"]],
     ) or {"error_p90": None, "basis": "unvalidated: 0 points"}
-    tokens = measured if measured else topo["tokens_per_s"] * calib["factor"]
+    tokens = measured if measured else topo["tokens_per_s"] * (1.0 if topo.get("calibrated") else calib["factor"])
     error = 0.0 if measured else band["error_p90"]
     # steady-state time on both sides: a measured duration already holds its own restarts
     time_h = workload["total_tokens"] / tokens / 3600

@@ -17,7 +17,7 @@ from warehouse.rebuild import rebuild_estimates
 from warehouse.reference_load import load_reference
 
 RUN = RunContext.new("topology-inputs", date(2026, 11, 29))
-KEPT = ("serving_batch", "topology_option", "calibration_choice")  # tables of models before 065
+KEPT = ("topology_serving_calibrated", "topology_option", "calibration_choice")  # tables of models before 065
 PRICED = "select * exclude (run_id) from estimate_best order by all"
 
 
@@ -97,7 +97,7 @@ def test_the_topology_models_read_no_price_run_or_log():
 def test_every_table_a_load_writes_is_an_input_unless_listed(toy):
     inputs = topology_inputs.input_tables(toy, db.model_files())
     assert {"benchmark_result", "assumption", "platform", "gpu", "workload"} <= set(inputs)
-    assert not {"price_quote", "run_log", "serving_batch", "estimate_best", "night_option"} & set(inputs)
+    assert not {"price_quote", "run_log", "serving_scope", "estimate_best", "night_option"} & set(inputs)
     toy.execute("create table a_new_catalog_table (x integer)")  # a table a later load adds
     try:
         assert "a_new_catalog_table" in topology_inputs.input_tables(toy, db.model_files())

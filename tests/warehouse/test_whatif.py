@@ -182,3 +182,22 @@ def test_candidates_can_run_in_another_dtype_while_the_baseline_keeps_its_own():
     assert comparison.candidate.tokens_per_s == pytest.approx(3 * 4500e12 * 0.48 * 0.62 / 48.8e9)
     assert comparison.notes[0].startswith("precision differs: the candidate runs in FP8, the baseline was measured "
                                           "in BF16")
+
+
+def test_a_serving_side_is_the_published_choice_that_meets_its_latency_limit():
+    """Llama-2-70B Interactive (TPOT 40 ms) on 8 MI300X, calibrated at 0.39 of the documented
+    efficiencies: the batch chosen before calibration (128 per replica) would run at about 96 ms
+    per token once calibrated. A side is the published estimate, whose batch meets 40 ms."""
+    con = scratch_copy(None)
+    result = answer(con, "llama2-70b-interactive", SideSpec.parse("hgx-h100-8:8"),
+                    [SideSpec.parse("mi300x-8:8")], run_date=today())
+    side = result.comparisons[0].candidate
+    published = con.execute(
+        """select tokens_per_s, batch, dp, calibration_factor from topology_estimate
+           where workload_id = 'llama2-70b-interactive' and platform_id = 'mi300x-8' and n_gpus = 8"""
+    ).fetchone()
+    tokens_per_s, batch, replicas, factor = published
+    assert factor < 0.5
+    assert side.tokens_per_s == pytest.approx(tokens_per_s)
+    # every stream at 1000 / 40 = 25 tokens/s at most: batch x replicas x 25 bounds the rate
+    assert side.tokens_per_s <= batch * replicas * 1000 / 40.0

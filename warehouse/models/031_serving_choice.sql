@@ -5,21 +5,14 @@
 -- measurements) and calibrated (topology_serving_calibrated, which the estimates publish), so
 -- the published throughput is the one whose TTFT and TPOT meet the limits.
 create or replace view serving_choice as
-with deployed as (
-    select
-        s.*,
-        cast(greatest(1, s.gpus_per_node // s.replica_gpus) as integer) as replicas,
-        cast(greatest(s.replica_gpus, (s.gpus_per_node // s.replica_gpus) * s.replica_gpus) as integer) as n_gpus
-    from serving_batch s
-),
-factored as (
+with factored as (
     select
         d.*,
         -- calibration scales every step: a slower-than-modelled platform needs a smaller batch
         (d.t_decode_s + d.t_prefill_load_s) / coalesce(f.factor, 1.0) as t_step_s,
         (d.t_prefill_s + d.t_decode_s) / coalesce(f.factor, 1.0) + d.t_kv_transfer_s as ttft_s,
         d.t_prefill_work_s / coalesce(f.factor, 1.0) as t_prompt_gpu_s
-    from deployed d
+    from serving_batch d
     left join serving_factor f
       on f.workload_id = d.workload_id and f.platform_id = d.platform_id and f.n_gpus = d.n_gpus
 ),

@@ -7,7 +7,11 @@ create or replace table calibration_choice as
 with targets as (
     select distinct t.workload_id, t.platform_id, t.gpu_id, t.n_gpus, w.kind,
            scenario_kind(w.kind, w.scenario) as scenario_kind, g.family
-    from (select workload_id, platform_id, gpu_id, n_gpus from topology_raw
+    -- every estimate's key: the first serving pass chose only the cases' platforms, so serving
+    -- keys come from the layouts themselves
+    from (select workload_id, platform_id, gpu_id, n_gpus from topology_raw where kind <> 'serving'
+          union
+          select workload_id, platform_id, gpu_id, n_gpus from serving_layout
           union
           select workload_id, platform_id, gpu_id, gpu_count from case_layout where case_index is not null) t
     join workload w using (workload_id)

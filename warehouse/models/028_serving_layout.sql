@@ -1,0 +1,105 @@
+-- serving_layout: every serving layout (family, tp, pp, ep, colocated or prefill-disaggregated)
+-- of every serving workload on every platform, with everything about it that does not depend
+-- on its batch, and the system it is deployed as: one system full of replicas, or one replica
+-- spanning systems (n_gpus). serving_batch times its batches; calibration_choice takes its
+-- estimates' keys from it.
+--
+-- Two families of replica:
+--   tp: tp x pp GPUs share every weight (tensor parallel inside one system, over NVLink or
+--       PCIe; pipeline stages beyond it). b = sequences in the replica.
+--   ep: (MoE) attention and the always-active weights on every GPU, each serving its own
+--       sequences; the routed experts spread over ep GPUs, tokens sent all-to-all to their
+--       experts and back around every MoE layer. b = sequences in the replica (b_gpu per GPU).
+create or replace view serving_layout as
+with layouts as (
+    select w.workload_id, p.platform_id, tp.tp, pp.pp, 1 as ep, 'tp' as family
+    from workload_spec w
+    cross join platform_spec p
+    cross join (values (1), (2), (4), (8)) tp(tp)
+    cross join (values (1), (2), (4)) pp(pp)
+    where w.kind = 'serving'
+      and tp.tp <= p.gpus_per_node
+      and (pp.pp = 1 or tp.tp = least(p.gpus_per_node, 8))
+      and tp.tp * pp.pp <= p.gpus_per_node * p.max_nodes
+    union all
+    select w.workload_id, p.platform_id, 1, 1, ep.ep, 'ep'
+    from workload_spec w
+    cross join platform_spec p
+    cross join (values (2), (4), (8), (16), (32), (64), (72)) ep(ep)
+    where w.kind = 'serving' and w.experts > 1
+      and ep.ep <= least(w.experts, p.gpus_per_node * p.max_nodes)
+),
+layout_facts as (
+    -- everything about a layout that does not depend on its batch, joined once per layout
+    select
+        g.*,
+        d.disagg,
+        g.tp * g.pp * g.ep as replica_gpus,
+        pw.dtype, pw.run_dtype, pw.peak_tflops, pw.serve_eff, pw.wide_peak_tflops, pw.wide_serve_eff,
+        w.scenario, w.input_len, w.output_len, w.ttft_ms, w.tpot_ms, w.total_tokens, w.token_unit,
+        w.demand_tokens_per_s,
+        -- speculative decoding: the target verifies k + 1 tokens per sequence per step and
+        -- keeps accept_len of them; the drafter (consumer model) drafts the block in one pass
+        coalesce(w.spec_accept_len, 1.0) as accept_len,
+        coalesce(w.spec_draft_len, 0) + 1 as verify_len,
+        -- its weights held (an MoE drafter such as DeepSeek's MTP module holds all its experts)
+        -- and the weights one drafted token computes with, plus the target's LM head it shares
+        case when w.spec_draft_len > 0
+             then coalesce(w.consumer_params_b, 0) * 1e9 + coalesce(w.consumer_vocab, w.vocab) * w.hidden
+             else 0 end as draft_params,
+        case when w.spec_draft_len > 0
+             then coalesce(w.consumer_active_params_b, 0) * 1e9 + coalesce(w.consumer_vocab, w.vocab) * w.hidden
+             else 0 end as draft_active_params,
+        w.params_total_b, w.params_active_b, w.dense_params_b, w.routed_params_b, w.experts, w.experts_active,
+        w.moe_layers, w.layers, w.attn_layers, w.hidden, w.q_heads, w.kv_dim_per_layer, w.kv_tp_shards,
+        w.attn_decode_flops, w.attn_prefill_flops, w.state_mb_per_seq,
+        p.gpu_id, p.gpus_per_node, p.scaleup_domain_gpus, p.memory_usable_gb, p.mem_bw_tbps, p.mem_eff,
+        p.exp_per_s, p.node_power_kw,
+        -- MoE models keep their non-expert GEMMs in FP8 when the experts run FP4
+        case when w.experts > 1 then pw.wide_peak_tflops else pw.peak_tflops end as dense_peak_tflops,
+        case when w.experts > 1 then pw.wide_serve_eff else pw.serve_eff end as dense_serve_eff,
+        case when w.experts > 1 then dtype_bytes(pw.wide_dtype) else dtype_bytes(pw.run_dtype) end as dense_wbytes,
+        dtype_bytes(pw.run_dtype) as expert_wbytes,
+        -- KV cache and attention in FP8 where the GEMMs run FP8/FP4 (TensorRT-LLM, vLLM, SGLang)
+        case when pw.wide_dtype = 'fp8' then 1.0 else 2.0 end as kv_bytes,
+        -- tokens go to their experts in FP8 and come back in BF16 (DeepEP, TensorRT-LLM)
+        case when pw.wide_dtype = 'fp8' then 1.0 else 2.0 end + 2.0 as a2a_bytes,
+        coalesce(s.factor, 1.0) as decode_factor,
+        coalesce(sp.factor, 1.0) as prefill_factor,
+        -- tensor parallelism rides NVLink inside the scale-up domain, PCIe beyond it
+        case when g.tp <= p.scaleup_domain_gpus then p.scaleup_gbs * p.scaleup_eff else p.host_gbs * p.host_eff end
+            as tp_gbs,
+        case when g.tp <= p.scaleup_domain_gpus then p.scaleup_hop_s else p.host_hop_s end as tp_hop_s,
+        case when g.tp * g.pp <= p.scaleup_domain_gpus then p.scaleup_gbs * p.scaleup_eff
+             when g.tp * g.pp <= p.gpus_per_node then p.host_gbs * p.host_eff
+             else p.network_gbs * p.network_eff end as pp_gbs,
+        case when g.tp * g.pp <= p.gpus_per_node then p.scaleup_hop_s else p.network_hop_s end as pp_hop_s,
+        -- expert all-to-all inside one NVLink domain (HGX: 8 GPUs, NVL72: 72) or over the network
+        case when g.ep <= p.scaleup_domain_gpus then p.scaleup_gbs * p.scaleup_eff
+             else p.network_gbs * p.network_eff end as a2a_gbs,
+        case when g.ep <= p.scaleup_domain_gpus then assume('a2a_latency_s')
+             else assume('a2a_network_latency_s') end as a2a_latency_s,
+        -- where the prefill GPUs' KV cache reaches the decode GPUs: the network, or inside a
+        -- single box over its host link
+        coalesce(nullif(p.network_gbs * p.network_eff, 0), p.host_gbs * p.host_eff) as kv_link_gbs,
+        -- the context an in-flight sequence holds on average: its prompt plus half its output,
+        -- with long outputs weighted by the longer time they stay in the batch
+        -- (E[L^2] / 2E[L] = mean x (1 + cv^2) / 2)
+        w.input_len + w.output_len / 2.0 * (1.0 + pow(coalesce(w.output_len_cv, 0.0), 2)) as mean_ctx,
+        w.output_len_cv, w.max_output_len, w.samples
+    from layouts g
+    -- a job with a demand may also run disaggregated: prompts on prefill GPUs of their own,
+    -- the replica only decodes (the MLPerf definitions are measured colocated)
+    cross join (values (false), (true)) d(disagg)
+    join workload_spec w using (workload_id)
+    join platform_spec p using (platform_id)
+    join platform_workload pw using (platform_id, workload_id)
+    left join stage_efficiency_default s on s.stage = 'decode'
+    left join stage_efficiency_default sp on sp.stage = 'prefill'
+    where not d.disagg or coalesce(w.demand_tokens_per_s, 0) > 0
+)
+select
+    *,
+    cast(greatest(1, gpus_per_node // replica_gpus) as integer) as replicas,
+    cast(greatest(replica_gpus, (gpus_per_node // replica_gpus) * replica_gpus) as integer) as n_gpus
+from layout_facts;
