@@ -193,3 +193,23 @@ def test_a_model_that_does_not_fit_is_refused_with_the_reason(own_built):
     assert own_built.execute(priced, ["toy-1"]).fetchone()[0] == 0
     # four of them hold it with tensor parallelism: 20 GB / 4 + KV
     assert own_built.execute(priced, ["toy-ws-4"]).fetchone()[0] > 0
+
+
+def test_equal_training_times_go_to_the_layout_with_the_least_parallelism(offline_data):
+    """Llama-3.1-8B pretraining on 8 B200s at batch 64 is compute-bound: tp1..tp8, with or without
+    context parallelism, run at the same rate (their collectives hide under the GEMMs). The
+    published layout is the plainest one, not the first by name ('tp1 cp2 ...' sorts first)."""
+    import duckdb
+
+    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
+    try:
+        key = ("workload_id = 'llama31-8b-pretrain' and platform_id = 'hgx-b200-8' and n_gpus = 8 "
+               "and global_batch = 64 and dtype = 'fp8'")
+        tied = con.execute(f"""select count(*), count(distinct tokens_per_s) from topology_training
+                               where {key} and fits and recompute = 'selective' and sharding = 'zero1'
+                                 and pp = 1""").fetchone()
+        chosen = con.execute(f"select layout from topology_option where {key}").fetchall()
+    finally:
+        con.close()
+    assert tied[0] >= 5 and tied[1] == 1  # tp1, tp2, tp4, tp8, and cp2 beside them: one rate
+    assert chosen == [("tp1 pp1 dp8, batch 64, selective recompute",)]

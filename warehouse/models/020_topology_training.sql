@@ -162,9 +162,7 @@ select
     workload_id, platform_id, gpu_id, kind, dtype, n as n_gpus,
     cast(ceil(n / gpus_per_node) as integer) as nodes,
     tp, cp, pp, vp, dp, global_batch, recompute, sharding,
-    'tp' || tp || case when cp > 1 then ' cp' || cp else '' end || ' pp' || pp
-        || case when vp > 1 then ' vp' || vp else '' end || ' dp' || dp || ', batch ' || cast(round(global_batch) as bigint) || ', '
-        || recompute || ' recompute' || case when sharding = 'fsdp' then ', fsdp' else '' end as layout,
+    training_layout(tp, cp, pp, vp, dp, global_batch, recompute, sharding) as layout,
     tp as scaleup_group,
     run_dtype, compute_eff,
     t_compute_s, t_memory_s,

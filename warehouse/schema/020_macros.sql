@@ -47,6 +47,13 @@ create or replace macro experts_touched_fraction(experts, experts_active, b) as
     case when coalesce(experts, 0) <= 1 then 1.0
          else 1.0 - pow(1.0 - experts_active / experts, b) end;
 
+-- A training layout's name, e.g. 'tp2 cp2 pp4 vp2 dp8, batch 256, selective recompute, fsdp'.
+create or replace macro training_layout(tp, cp, pp, vp, dp, global_batch, recompute, sharding) as
+    'tp' || tp || case when cp > 1 then ' cp' || cp else '' end || ' pp' || pp
+        || case when vp > 1 then ' vp' || vp else '' end || ' dp' || dp
+        || ', batch ' || cast(round(global_batch) as bigint) || ', '
+        || recompute || ' recompute' || case when sharding = 'fsdp' then ', fsdp' else '' end;
+
 -- Ring all-reduce of `bytes` over n ranks at `gbps` per direction (GB/s), with per-hop
 -- latency: 2(n-1)/n * S/B + 2(n-1)*alpha  (nccl-tests PERFORMANCE.md).
 create or replace macro allreduce_s(bytes, n, gbps, alpha_s) as
