@@ -30,7 +30,6 @@ with layouts as (
       and ep.ep <= least(w.experts, p.gpus_per_node * p.max_nodes)
 ),
 layout_facts as (
-    -- everything about a layout that does not depend on its batch, joined once per layout
     select
         g.*,
         d.disagg,
@@ -97,9 +96,67 @@ layout_facts as (
     left join stage_efficiency_default s on s.stage = 'decode'
     left join stage_efficiency_default sp on sp.stage = 'prefill'
     where not d.disagg or coalesce(w.demand_tokens_per_s, 0) > 0
+),
+shared as (
+    select
+        *,
+        -- routed experts one GPU holds: all of them over tp x pp, or ceil(E / ep) of E
+        case when family = 'ep' then ceil(experts / ep) / experts else 1.0 / (tp * pp) end as expert_share,
+        case when family = 'ep' then 1.0 else 1.0 / (tp * pp) end as dense_share,
+        case when family = 'ep' then assume('moe_imbalance') else 1.0 end as imbalance,
+        attn_layers * kv_dim_per_layer * kv_bytes as kv_bytes_per_token
+    from layout_facts
+),
+weighed as (
+    select
+        *,
+        -- weights in GB: parameters (billions) x bytes, as this GPU holds them; the drafter rides
+        -- along with every attention shard
+        dense_params_b * dense_wbytes * dense_share + routed_params_b * expert_wbytes * expert_share
+            -- the drafter's experts spread over the expert-parallel GPUs like the target's
+            + draft_params / 1e9 * dense_wbytes * (case when family = 'ep' then expert_share else dense_share end)
+            as weights_gb,
+        -- with pp stages the batch moves as pp micro-batches and every stage streams its weights
+        -- once per micro-batch: pipeline parallelism buys memory, not bandwidth
+        dense_params_b * 1e9 * dense_wbytes * dense_share * pp / (mem_bw_tbps * 1e12 * mem_eff)
+            as t_dense_memory_s,
+        -- the drafter's weights (and the target's LM head it shares), streamed once per step
+        draft_params * dense_wbytes * (case when family = 'ep' then expert_share else dense_share end)
+            / (mem_bw_tbps * 1e12 * mem_eff) as t_draft_memory_s,
+        -- prefill of one prompt as the GPU that runs it would alone: its GEMMs (experts at the
+        -- busiest rank's load) and causal attention over the prompt
+        (2.0 * dense_params_b * 1e9 * input_len / (dense_peak_tflops * 1e12 * dense_serve_eff)
+         + 2.0 * (params_active_b - dense_params_b) * 1e9 * input_len * imbalance
+             / (peak_tflops * 1e12 * serve_eff)
+         + attn_layers * attn_prefill_flops * input_len * input_len / 2.0
+             / (wide_peak_tflops * 1e12 * wide_serve_eff)) / prefill_factor as t_prefill_work_s,
+        -- its collectives on one GPU: tp all-reduces of the prompt's activations for this stage's
+        -- layers, or the prompt's tokens sent to their experts and back
+        case when family = 'ep'
+             then moe_layers * (input_len * hidden * a2a_bytes * least(experts_active, ep) * (ep - 1.0) / ep
+                                / (a2a_gbs * 1e9) + a2a_latency_s)
+             else 2.0 * layers / pp * allreduce_s(input_len * hidden * 2.0, tp, tp_gbs, tp_hop_s) end
+            as t_prefill_comm_s
+    from shared
 )
 select
     *,
+    -- time to first token: tp replicas share the work, a prompt passes the pp stages in
+    -- turn; ep: the prompt's own GPU runs attention and the always-active GEMMs, the
+    -- experts are spread over the ep GPUs
+    case when family = 'ep'
+         then t_prefill_work_s
+              - 2.0 * (params_active_b - dense_params_b) * 1e9 * input_len * imbalance
+                  / (peak_tflops * 1e12 * serve_eff * prefill_factor) * (1.0 - 1.0 / ep)
+              + t_prefill_comm_s
+         else t_prefill_work_s / tp + t_prefill_comm_s * pp
+              + case when pp > 1 then (pp - 1) * (input_len * hidden * 2.0 / (pp_gbs * 1e9) + pp_hop_s)
+                     else 0 end end as t_prefill_s,
+    -- continuous batching spreads arriving prompts' work over the replica, while each GPU
+    -- moves the activations of the prompts it serves (tp: all of them; ep: its own)
+    t_prefill_work_s / replica_gpus as t_prefill_share_s,
+    -- disaggregated, the prompts run elsewhere and their KV cache arrives over the network
+    case when disagg then input_len * kv_bytes_per_token / (kv_link_gbs * 1e9) else 0 end as t_kv_transfer_s,
     cast(greatest(1, gpus_per_node // replica_gpus) as integer) as replicas,
     cast(greatest(replica_gpus, (gpus_per_node // replica_gpus) * replica_gpus) as integer) as n_gpus
-from layout_facts;
+from weighed;

@@ -34,28 +34,37 @@ limited as (
 per_layout as (
     -- throughput grows with the batch while memory and latency allow, so the best batch is the
     -- largest that fits, or the smallest of those on a plateau (rates compared to 1e-6 tokens/s,
-    -- below which they differ only by rounding); with none, the smallest, to say why
+    -- below which they differ only by rounding); with none, the smallest, to say why. Only what
+    -- depends on the batch is carried (serving_layout has the rest): arg_min copies its value
+    -- at every better batch, over ~1.5 million rows at the 10M-estimate bench
     select
-        arg_min(l, struct_pack(unfit := not fits, cost := case when fits then -round(replica_tokens_per_s, 6)
-                                                              else mem_per_gpu_gb end, b := b)) as row,
+        workload_id, platform_id, dtype, family, tp, pp, ep, disagg,
+        arg_min(struct_pack(b, b_gpu, compute_eff, t_compute_s, t_memory_s, t_comm_s, t_step_s, tpot_s, ttft_s,
+                            bottleneck, mem_per_gpu_gb, fits, over_memory, replica_tokens_per_s,
+                            prefill_gpu_s_per_token),
+                struct_pack(unfit := not fits, cost := case when fits then -round(replica_tokens_per_s, 6)
+                                                            else mem_per_gpu_gb end, b := b)) as batch_row,
         min(t_step_s / accept_len) as t_token_alone_s
-    from limited l
+    from limited
     group by workload_id, platform_id, dtype, family, tp, pp, ep, disagg
 ),
 best as (
     select
-        unnest(row),
+        l.*,
+        unnest(p.batch_row),
         -- an Offline run is finite: when the queue empties the batch drains and the longest
         -- outputs finish nearly alone. The longest of b outputs with spread cv runs about
         -- mean x ((1 - cv) + cv (ln b + 0.5772 + 1 / 2b)) tokens (exponential at cv 1), capped
         -- by the benchmark's limit, at the step time of the smallest batch
-        case when row.scenario = 'Offline' and row.output_len_cv > 0 and row.samples > 0
-             then least(coalesce(row.max_output_len, 1e12),
-                        row.output_len * ((1.0 - row.output_len_cv)
-                                          + row.output_len_cv * (ln(row.b) + 0.5772 + 1.0 / (2.0 * row.b))))
-                  * t_token_alone_s
+        case when l.scenario = 'Offline' and l.output_len_cv > 0 and l.samples > 0
+             then least(coalesce(l.max_output_len, 1e12),
+                        l.output_len * ((1.0 - l.output_len_cv)
+                                        + l.output_len_cv * (ln(p.batch_row.b) + 0.5772
+                                                             + 1.0 / (2.0 * p.batch_row.b))))
+                  * p.t_token_alone_s
              else 0 end as t_tail_s
-    from per_layout
+    from per_layout p
+    join serving_layout l using (workload_id, platform_id, dtype, family, tp, pp, ep, disagg)
 ),
 chosen as (
     select
