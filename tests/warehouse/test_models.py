@@ -213,3 +213,25 @@ def test_equal_training_times_go_to_the_layout_with_the_least_parallelism(offlin
         con.close()
     assert tied[0] >= 5 and tied[1] == 1  # tp1, tp2, tp4, tp8, and cp2 beside them: one rate
     assert chosen == [("tp1 pp1 dp8, batch 64, selective recompute",)]
+
+
+def test_equal_training_times_take_zero1_before_fsdp_then_the_least_parallelism(offline_data):
+    """Llama-3.1-405B pretraining on 1,024 MI355X at batch 1,152: 'tp8 cp2 pp1 dp64' with ZeRO-1
+    and 'tp8 pp1 dp128' with FSDP run at the same rate. FSDP only buys memory (more traffic, here
+    hidden), so the ZeRO-1 layout is published although it has context parallelism."""
+    import duckdb
+
+    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
+    try:
+        key = ("workload_id = 'llama31-405b-pretrain' and platform_id = 'mi355x-8' and n_gpus = 1024 "
+               "and global_batch = 1152 and dtype = 'fp8'")
+        rates = dict(con.execute(f"""select training_layout(tp, cp, pp, vp, dp, global_batch, recompute, sharding),
+                                            tokens_per_s
+                                     from topology_training where {key} and fits""").fetchall())
+        chosen = con.execute(f"select layout from topology_option where {key}").fetchone()[0]
+    finally:
+        con.close()
+    zero1 = "tp8 cp2 pp1 dp64, batch 1152, selective recompute"
+    fsdp = "tp8 pp1 dp128, batch 1152, selective recompute, fsdp"
+    assert rates[zero1] == rates[fsdp] == max(rates.values())
+    assert chosen == zero1
