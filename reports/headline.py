@@ -59,7 +59,7 @@ def decision_text(d: dict, serving: bool) -> tuple[str, str]:
     if serving and d.get("deployments") and d.get("unit_gpus"):
         load = f" at {fmt_pct(d['fleet_utilization'])} of its capacity" if d.get("fleet_utilization") else ""
         extra.append(f"fleet of {d['deployments']} replica{'s' if d['deployments'] != 1 else ''} of "
-                     f"{d['unit_gpus']} GPUs{load}")
+                     f"{d['unit_gpus']} GPU{'s' if d['unit_gpus'] != 1 else ''}{load}")
     if d["choice"] in ("rent spot", "rent reserved", "buy") and d.get("cost_vs_on_demand") is not None:
         extra.append(f"{d['cost_vs_on_demand']:.2f}x the cheapest on-demand cost")
     if d["choice"] == "buy":

@@ -70,3 +70,16 @@ def test_code_spans_fence_past_backticks():
 def test_formats():
     assert fmt_hours(0.5) == "30 min" and fmt_hours(5) == "5.0 h" and fmt_hours(72) == "3.0 d"
     assert fmt_usd(1234.5) == "$1,234" and fmt_usd(2.5) == "$2.50"
+
+
+def test_a_serving_fleet_counts_its_replicas_and_gpus_in_words():
+    from reports.headline import decision_text
+
+    row = {"choice": "rent on-demand", "pick": "cheapest", "fleet_gpus": 22, "n_gpus": 1, "provider": "vast",
+           "instance_type": "1x-RTX_5090", "usd_per_mtok": 0.15, "usd_per_hour": 10.56, "token_unit": "output tokens",
+           "deployments": 5, "unit_gpus": 1, "fleet_utilization": 0.99, "platform_id": "srv-rtx5090-8",
+           "layout": "tp1 pp1, batch 96", "pricing": "on_demand", "bottleneck": None, "confidence": "default",
+           "error_p50": None, "error_p90": None}
+    assert "fleet of 5 replicas of 1 GPU at 99% of its capacity" in decision_text(row, serving=True)[1]
+    row.update(deployments=1, unit_gpus=8)
+    assert "fleet of 1 replica of 8 GPUs at" in decision_text(row, serving=True)[1]
