@@ -194,11 +194,13 @@ def _topology(con, workload_id: str, platform_id: str, n: int, dtype: str, kind:
     """Any other workload's layout: the best at that GPU count. Serving takes the published
     choice, whose batch meets the latency limits at the calibrated step time (its throughput
     already carries the calibration factor: `calibrated`)."""
-    table = "topology_serving_calibrated" if kind == "serving" else "topology_option"
+    serving = kind == "serving"
+    table = "topology_serving_calibrated" if serving else "topology_option"
     row = _one(
         con,
-        f"""select *, {kind == 'serving'} as calibrated from {table}
+        f"""select *, {serving} as calibrated from {table}
             where workload_id = ? and platform_id = ? and n_gpus = ? and dtype = ?
+              {'and case_index is null' if serving else ''}
             order by fits desc, tokens_per_s desc limit 1""",
         [workload_id, platform_id, n, dtype],
     )

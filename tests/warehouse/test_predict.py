@@ -87,3 +87,25 @@ def test_rows_it_cannot_model_say_why(predicted):
 def test_training_rows_predict_tokens_and_time(predicted):
     lora = predicted.row(6, named=True)
     assert lora["predicted_tokens_per_s"] > 0 and lora["predicted_time_to_train_min"] > 0
+
+
+def test_a_latency_bound_case_nobody_measured_is_predicted_at_a_batch_that_meets_its_limit():
+    """Mixtral-8x7B Server (TPOT 200 ms) on 8 B200s, calibrated at about 0.67 of the documented
+    efficiencies: the batch chosen before calibration would run slower than 200 ms per token once
+    the factor slows every step. The prediction is the published estimate, whose batch is chosen
+    under the factor, not the uncalibrated choice times the factor."""
+    con = scratch_copy(None)
+    case = pl.DataFrame({"benchmark": ["mixtral-8x7b"], "scenario": ["Server"], "task": ["inference"],
+                         "gpu_type": ["B200"], "accelerator_name": ["NVIDIA B200-SXM-180GB"], "gpu_count": ["8"],
+                         "nodes": ["1"], "precision_declared": [""], "result_value": [""]})
+    row = predict(con, case, today()).to_dicts()[0]
+    key = "workload_id = 'mixtral-8x7b-server' and platform_id = 'hgx-b200-8' and n_gpus = 8"
+    tokens, batch, tpot_ms, factor = con.execute(
+        f"select tokens_per_s, batch, tpot_ms, calibration_factor from topology_estimate where {key}").fetchone()
+    uncalibrated_tpot_s = con.execute(
+        f"select tpot_s from topology_serving where {key} and dtype = 'fp8'").fetchone()[0]
+    assert row["confidence"] == "calibrated" and factor < 0.8
+    assert uncalibrated_tpot_s / factor > 0.200  # the uncalibrated batch, slowed by the factor, breaks the limit
+    assert tpot_ms <= 200.0
+    assert row["predicted_tokens_per_s"] == pytest.approx(tokens)
+    assert row["predicted_layout"].endswith(f"batch {batch}")

@@ -3,7 +3,8 @@
 -- full of replicas (or one replica spanning systems); then per GPU count, the best such
 -- layout. Read twice: uncalibrated (topology_serving, which calibration compares with the
 -- measurements) and calibrated (topology_serving_calibrated, which the estimates publish), so
--- the published throughput is the one whose TTFT and TPOT meet the limits.
+-- the published throughput is the one whose TTFT and TPOT meet the limits. A serving_factor row
+-- with a case_index chooses for that case of `gpucalc predict` under its own factor, apart.
 create or replace view serving_choice as
 with factored as (
     select
@@ -11,7 +12,8 @@ with factored as (
         -- calibration scales every step: a slower-than-modelled platform needs a smaller batch
         (d.t_decode_s + d.t_prefill_load_s) / coalesce(f.factor, 1.0) as t_step_s,
         (d.t_prefill_s + d.t_decode_s) / coalesce(f.factor, 1.0) + d.t_kv_transfer_s as ttft_s,
-        d.t_prefill_work_s / coalesce(f.factor, 1.0) as t_prompt_gpu_s
+        d.t_prefill_work_s / coalesce(f.factor, 1.0) as t_prompt_gpu_s,
+        f.case_index
     from serving_batch d
     left join serving_factor f
       on f.workload_id = d.workload_id and f.platform_id = d.platform_id and f.n_gpus = d.n_gpus
@@ -38,7 +40,7 @@ per_layout as (
     -- depends on the batch is carried (serving_layout has the rest): arg_min copies its value
     -- at every better batch, over ~1.5 million rows at the 10M-estimate bench
     select
-        workload_id, platform_id, dtype, family, tp, pp, ep, disagg,
+        workload_id, platform_id, dtype, family, tp, pp, ep, disagg, case_index,
         arg_min(struct_pack(b, b_gpu, compute_eff, t_compute_s, t_memory_s, t_comm_s, t_step_s, tpot_s, ttft_s,
                             bottleneck, mem_per_gpu_gb, fits, over_memory, replica_tokens_per_s,
                             prefill_gpu_s_per_token),
@@ -46,11 +48,12 @@ per_layout as (
                                                             else mem_per_gpu_gb end, b := b)) as batch_row,
         min(t_step_s / accept_len) as t_token_alone_s
     from limited
-    group by workload_id, platform_id, dtype, family, tp, pp, ep, disagg
+    group by workload_id, platform_id, dtype, family, tp, pp, ep, disagg, case_index
 ),
 best as (
     select
         l.*,
+        p.case_index,
         unnest(p.batch_row),
         -- an Offline run is finite: when the queue empties the batch drains and the longest
         -- outputs finish nearly alone. The longest of b outputs with spread cv runs about
@@ -68,7 +71,7 @@ best as (
 ),
 chosen as (
     select
-        workload_id, platform_id, gpu_id, 'serving' as kind, dtype, family, n_gpus,
+        workload_id, platform_id, gpu_id, 'serving' as kind, dtype, family, n_gpus, case_index,
         cast(ceil(n_gpus / gpus_per_node) as integer) as nodes,
         tp, pp, ep, replicas as dp, b as batch,
         -- one replica's layout; a system full of them adds the count (a fleet sized to a demand
@@ -150,4 +153,4 @@ select unnest(arg_min(c, struct_pack(unfit := not fits,
                                      cost := case when fits then -tokens_per_s else mem_per_gpu_gb end,
                                      layout := layout)))
 from ranked c
-group by workload_id, platform_id, dtype, n_gpus;
+group by workload_id, platform_id, dtype, n_gpus, case_index;

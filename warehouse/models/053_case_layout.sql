@@ -23,8 +23,7 @@ with matched as (
     from case_platform h
     join topology_option o
       on o.workload_id = h.workload_id and o.platform_id = h.platform_id and o.dtype = h.model_dtype
-     and (   (h.kind = 'serving' and o.n_gpus <= greatest(h.gpu_count, h.gpus_per_node)
-              and o.scaleup_group <= h.gpu_count)
+     and (   (h.kind = 'serving' and serving_case_fits(o.n_gpus, o.scaleup_group, h.gpu_count, h.gpus_per_node))
           or (h.kind = 'role_pipeline' and o.n_gpus = h.gpu_count
               and (h.role_split is null or h.role_split = o.producers || '+' || o.consumers
                    -- target and drafter time-sharing every GPU (041_topology_role.sql)

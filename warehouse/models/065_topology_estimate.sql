@@ -10,8 +10,9 @@ with published as (
     join calibration_choice c using (workload_id, platform_id, gpu_id, n_gpus)
     where t.kind <> 'serving'
     union all by name
-    select s.*, 1.0 as rate_factor
+    select s.* exclude (case_index), 1.0 as rate_factor
     from topology_serving_calibrated s
+    where s.case_index is null
 ),
 sized as (
     select

@@ -54,6 +54,12 @@ create or replace macro training_layout(tp, cp, pp, vp, dp, global_batch, recomp
         || ', batch ' || cast(round(global_batch) as bigint) || ', '
         || recompute || ' recompute' || case when sharding = 'fsdp' then ', fsdp' else '' end;
 
+-- Whether a serving layout deployed on n_gpus can stand for a result measured (or asked
+-- about) on gpu_count GPUs: systems full of replicas (a 16-GPU result is two 8-GPU systems),
+-- each replica's scale-up group inside the case's GPUs.
+create or replace macro serving_case_fits(n_gpus, scaleup_group, gpu_count, gpus_per_node) as
+    n_gpus <= greatest(gpu_count, gpus_per_node) and scaleup_group <= gpu_count;
+
 -- Ring all-reduce of `bytes` over n ranks at `gbps` per direction (GB/s), with per-hop
 -- latency: 2(n-1)/n * S/B + 2(n-1)*alpha  (nccl-tests PERFORMANCE.md).
 create or replace macro allreduce_s(bytes, n, gbps, alpha_s) as

@@ -2,32 +2,61 @@
 -- matched to it, the very rule calibration points use, times the calibration factor of the
 -- case's own GPU count. Serving results are per system (the best per-GPU rate of a layout
 -- that fits in the case's GPUs, times its GPU count); training and role pipelines use the
--- exact count.
+-- exact count. A serving case that was not measured has its layouts chosen again under its
+-- factor (its rows of topology_serving_calibrated), so the predicted rate's batch meets the
+-- latency limits, as the published estimate's does.
+with served as (
+    select s.case_index, s.platform_id, s.layout, s.run_dtype, s.bottleneck, s.fits, s.refusal,
+           s.tokens_per_s / s.n_gpus as per_gpu,
+           -- case_layout's serving rule, at the calibrated rates
+           row_number() over (partition by s.case_index
+                              order by s.fits desc, case when s.fits then -s.tokens_per_s / s.n_gpus else 0 end,
+                                       s.layout) as rank
+    from topology_serving_calibrated s
+    join case_platform h
+      on h.case_index = s.case_index and h.platform_id = s.platform_id and h.model_dtype = s.dtype
+    where serving_case_fits(s.n_gpus, s.scaleup_group, h.gpu_count, h.gpus_per_node)
+),
+predicted as (
+    select
+        r.case_index, r.gpu_count, w.kind, m.platform_id, m.total_tokens, k.confidence, k.level,
+        k.basis as calibration_basis,
+        coalesce(s.layout, m.layout) as layout,
+        coalesce(s.run_dtype, m.run_dtype) as run_dtype,
+        coalesce(s.bottleneck, m.bottleneck) as bottleneck,
+        coalesce(s.per_gpu, m.tokens_per_s / m.n_gpus * k.factor) as per_gpu,
+        case
+            when m.platform_id is null then 'no platform model for this GPU'
+            when not m.fits then 'does not fit: ' || coalesce(m.refusal, 'no layout fits on ' || r.gpu_count || ' GPUs')
+            when s.fits is not null and not s.fits then 'does not fit at the calibrated rate: ' || s.refusal
+        end as reason
+    from model_request r
+    join workload w using (workload_id)
+    left join case_layout m on m.case_index = r.case_index
+    left join calibration_choice k
+      on k.workload_id = r.workload_id and k.platform_id = m.platform_id and k.n_gpus = r.gpu_count and m.fits
+    -- a measured case (level 1: its own workload, GPU and count) is its measurement, which met the
+    -- limits as measured: its rate is the modelled layout's times the measured ratio, as before
+    left join served s on s.case_index = r.case_index and s.rank = 1 and k.level <> 1
+    where r.case_index is not null
+)
 select
-    r.case_index,
-    m.platform_id,
-    m.layout,
-    m.run_dtype,
-    m.tokens_per_s / m.n_gpus * k.factor as predicted_per_gpu,
-    m.tokens_per_s / m.n_gpus * k.factor * r.gpu_count as predicted_tokens_per_s,
-    m.bottleneck,
-    k.confidence,
-    k.basis as calibration_basis,
+    p.case_index,
+    p.platform_id,
+    p.layout,
+    p.run_dtype,
+    case when p.reason is null then p.per_gpu end as predicted_per_gpu,
+    case when p.reason is null then p.per_gpu * p.gpu_count end as predicted_tokens_per_s,
+    p.bottleneck,
+    p.confidence,
+    p.calibration_basis,
     e.error_p50,
     e.error_p90,
     e.basis as error_basis,
     -- training results are times: the job's tokens at the predicted rate
-    case when w.kind <> 'serving' then m.total_tokens / (m.tokens_per_s / m.n_gpus * k.factor * r.gpu_count) / 60.0
+    case when p.kind <> 'serving' and p.reason is null then p.total_tokens / (p.per_gpu * p.gpu_count) / 60.0
     end as predicted_time_to_train_min,
-    case
-        when m.platform_id is null then 'no platform model for this GPU'
-        when not m.fits then 'does not fit: ' || coalesce(m.refusal, 'no layout fits on ' || r.gpu_count || ' GPUs')
-    end as reason
-from model_request r
-join workload w using (workload_id)
-left join case_layout m on m.case_index = r.case_index
-left join calibration_choice k
-  on k.workload_id = r.workload_id and k.platform_id = m.platform_id and k.n_gpus = r.gpu_count and m.fits
-left join error_band e on e.kind = w.kind and e.level = k.level
-where r.case_index is not null
-order by r.case_index;
+    p.reason
+from predicted p
+left join error_band e on e.kind = p.kind and e.level = p.level
+order by p.case_index;
