@@ -185,8 +185,8 @@ def test_candidates_can_run_in_another_dtype_while_the_baseline_keeps_its_own():
 
 
 def test_a_serving_side_is_the_published_choice_that_meets_its_latency_limit():
-    """Llama-2-70B Interactive (TPOT 40 ms) on 8 MI300X, calibrated at 0.39 of the documented
-    efficiencies: the batch chosen before calibration would run at about 96 ms per token once
+    """Llama-2-70B Interactive (TPOT 40 ms) on 8 MI300X, calibrated at about 0.51 of the documented
+    efficiencies: the batch chosen before calibration would run at about 74 ms per token once
     the factor slows every step. A side is the published estimate, whose batch meets 40 ms."""
     con = scratch_copy(None)
     result = answer(con, "llama2-70b-interactive", SideSpec.parse("hgx-h100-8:8"),
@@ -197,7 +197,7 @@ def test_a_serving_side_is_the_published_choice_that_meets_its_latency_limit():
         f"select tokens_per_s, batch, tpot_ms, calibration_factor from topology_estimate where {key}").fetchone()
     uncalibrated_tpot_s = con.execute(
         f"select tpot_s from topology_serving where {key} and dtype = 'fp8'").fetchone()[0]
-    assert factor < 0.5
+    assert factor < 0.6
     assert uncalibrated_tpot_s / factor > 0.040  # the uncalibrated batch, slowed by the factor, breaks 40 ms
     assert tpot_ms <= 40.0
     assert side.tokens_per_s == pytest.approx(tokens_per_s)

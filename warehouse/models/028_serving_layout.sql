@@ -155,6 +155,8 @@ select
     -- continuous batching spreads arriving prompts' work over the replica, while each GPU
     -- moves the activations of the prompts it serves (tp: all of them; ep: its own)
     t_prefill_work_s / replica_gpus as t_prefill_share_s,
+    -- GPUs that must share one scale-up domain (an instance must hold them)
+    case when family = 'ep' then least(ep, scaleup_domain_gpus) else tp end as scaleup_group,
     -- disaggregated, the prompts run elsewhere and their KV cache arrives over the network
     case when disagg then input_len * kv_bytes_per_token / (kv_link_gbs * 1e9) else 0 end as t_kv_transfer_s,
     cast(greatest(1, gpus_per_node // replica_gpus) as integer) as replicas,

@@ -88,6 +88,7 @@ decoded as (
 )
 select
     workload_id, platform_id, gpu_id, dtype, run_dtype, family, tp, pp, ep, b, b_gpu, replica_gpus, replicas, n_gpus,
+    scaleup_group,
     disagg,
     input_len, demand_tokens_per_s, t_prefill_work_s, t_kv_transfer_s,
     gpus_per_node, scaleup_domain_gpus, node_power_kw, memory_usable_gb,

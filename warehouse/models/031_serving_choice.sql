@@ -88,8 +88,7 @@ chosen as (
         prefill_gpu_s_per_token,
         replica_gpus,
         demand_tokens_per_s,
-        -- GPUs that must share one scale-up domain (an instance must hold them)
-        case when family = 'ep' then least(ep, scaleup_domain_gpus) else tp end as scaleup_group,
+        scaleup_group,
         run_dtype, compute_eff, t_compute_s, t_memory_s, t_comm_s,
         t_prefill_s, t_step_s, tpot_s, ttft_s,
         bottleneck,

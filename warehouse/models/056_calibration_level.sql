@@ -2,15 +2,20 @@
 -- itself to the kind of workload on other accelerators; each row carries the keys the level
 -- matches on (null: matches anything). `kind` holds the scenario kind at levels 5-6 and the
 -- workload kind at 7-8.
+-- The measured level of a result under latency limits uses its step factor
+-- (calibration_step), so the calibrated choice reproduces the measurement.
 create or replace table calibration_level as
 select
-    l.level, l.basis, p.gpu_id as point_gpu, p.gpu_count as point_count, p.ratio,
+    l.level, l.basis, p.gpu_id as point_gpu, p.gpu_count as point_count,
+    case when l.level = 1 then coalesce(s.step_factor, p.ratio) else p.ratio end as ratio,
     case when l.level <= 4 then p.workload_id end as workload_id,
     case when l.level <= 2 then p.gpu_id end as gpu_id,
     case when l.level = 1 then p.gpu_count end as gpu_count,
     case when l.level in (3, 5, 7) then p.family end as family,
     case when l.level in (5, 6) then p.scenario_kind when l.level in (7, 8) then p.kind end as kind
 from calibration_point p
+left join calibration_step s
+  on s.source = p.source and s.source_ref = p.source_ref and s.source_row is not distinct from p.source_row
 cross join (values
     (1, 'measured: same workload, GPU and GPU count'),
     (2, 'calibrated: same workload and GPU, other GPU counts'),

@@ -2,9 +2,10 @@
 -- matched to it, the very rule calibration points use, times the calibration factor of the
 -- case's own GPU count. Serving results are per system (the best per-GPU rate of a layout
 -- that fits in the case's GPUs, times its GPU count); training and role pipelines use the
--- exact count. A serving case that was not measured has its layouts chosen again under its
--- factor (its rows of topology_serving_calibrated), so the predicted rate's batch meets the
--- latency limits, as the published estimate's does.
+-- exact count. A serving case has its layouts chosen again under its factor (its rows of
+-- topology_serving_calibrated), so the predicted rate's batch meets the latency limits, as the
+-- published estimate's does (a measured case's factor reproduces its measurement:
+-- calibration_step).
 with served as (
     select s.case_index, s.platform_id, s.layout, s.run_dtype, s.bottleneck, s.fits, s.refusal,
            s.tokens_per_s / s.n_gpus as per_gpu,
@@ -35,9 +36,7 @@ predicted as (
     left join case_layout m on m.case_index = r.case_index
     left join calibration_choice k
       on k.workload_id = r.workload_id and k.platform_id = m.platform_id and k.n_gpus = r.gpu_count and m.fits
-    -- a measured case (level 1: its own workload, GPU and count) is its measurement, which met the
-    -- limits as measured: its rate is the modelled layout's times the measured ratio, as before
-    left join served s on s.case_index = r.case_index and s.rank = 1 and k.level <> 1
+    left join served s on s.case_index = r.case_index and s.rank = 1 and k.factor is not null
     where r.case_index is not null
 )
 select
