@@ -140,3 +140,27 @@ def test_the_backtest_predicts_a_gpu_only_from_others(con):
     con = _warehouse(con, 1, {"TOY": 2.0})
     assert con.execute("select count(loao_factor) from backtest").fetchone()[0] == 0
     assert con.execute("select in_sample_ape from backtest").fetchone()[0] == pytest.approx(0.0)
+
+
+def test_measured_covers_only_the_deployment_that_was_measured(offline_data):
+    """MLPerf's 16-GPU H100 Llama-2-70B Offline result ran as two 8-GPU systems full of replicas
+    (3,897 tokens/s per GPU); the 16-GPU estimate is one replica spanning both systems, which
+    nobody measured, so it is calibrated, not "measured". Llama-3.1-405B Server's 16-GPU result
+    was compared with a 16-GPU replica, the very layout the estimate publishes: measured."""
+    import duckdb
+
+    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
+    try:
+        rows = dict(((w, n), (c, layout)) for w, n, c, layout in con.execute(
+            """select workload_id, n_gpus, confidence, layout from topology_estimate
+               where platform_id = 'hgx-h100-8' and n_gpus = 16
+                 and workload_id in ('llama2-70b-offline', 'llama31-405b-server')""").fetchall())
+        compared = dict(con.execute(
+            """select workload_id, max(model_gpus) from calibration_point
+               where gpu_id = 'H100-SXM' and gpu_count = 16 and latest
+                 and workload_id in ('llama2-70b-offline', 'llama31-405b-server') group by all""").fetchall())
+    finally:
+        con.close()
+    assert compared == {"llama2-70b-offline": 8, "llama31-405b-server": 16}
+    assert rows[("llama2-70b-offline", 16)] == ("calibrated", "tp8 pp2 x1 replicas, batch 4096")
+    assert rows[("llama31-405b-server", 16)][0] == "measured"

@@ -22,7 +22,7 @@ with rated as (
     where b.value > 0 and m.fits
 )
 select
-    workload_id, kind, scenario_kind, gpu as gpu_id, family, platform_id, layout, gpu_count, role_split,
+    workload_id, kind, scenario_kind, gpu as gpu_id, family, platform_id, layout, gpu_count, model_gpus, role_split,
     suite, round, submitter, system, source, source_ref, source_row, measured_at,
     measured_at = max(measured_at) over (partition by workload_id, gpu) as latest,
     measured_tokens_per_s / gpu_count as measured_per_gpu,

@@ -7,6 +7,9 @@
 create or replace table calibration_level as
 select
     l.level, l.basis, p.gpu_id as point_gpu, p.gpu_count as point_count,
+    -- the GPUs of the deployment the result was compared with (a 16-GPU serving result: an
+    -- 8-GPU system full of replicas)
+    p.model_gpus as point_deployment_gpus,
     case when l.level = 1 then coalesce(s.step_factor, p.ratio) else p.ratio end as ratio,
     case when l.level <= 4 then p.workload_id end as workload_id,
     case when l.level <= 2 then p.gpu_id end as gpu_id,
