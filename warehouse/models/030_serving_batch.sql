@@ -1,10 +1,9 @@
 -- serving_batch: every batch of every serving layout (serving_layout) in serving_scope that
 -- fits in memory (and batch 1 of every layout, to say why when none does), timed per GPU and
 -- op by op (each op its own roofline, then summed; modeling.md §2), with its memory fit, at
--- the documented efficiencies;
--- serving_choice applies a calibration factor and the latency limits. A view: each serving
--- pass times its own scope as it chooses, which costs less than storing ~1.2 million wide rows
--- at the 10M-estimate bench.
+-- the documented efficiencies; serving_choice applies a calibration factor and the latency
+-- limits. A view: each serving pass times its own scope as it chooses, which costs less than
+-- storing ~1.2 million wide rows at the 10M-estimate bench.
 create or replace view serving_batch as
 with sized as (
     select
