@@ -109,3 +109,24 @@ def test_a_latency_bound_case_nobody_measured_is_predicted_at_a_batch_that_meets
     assert tpot_ms <= 200.0
     assert row["predicted_tokens_per_s"] == pytest.approx(tokens)
     assert row["predicted_layout"].endswith(f"batch {batch}")
+
+
+def test_a_case_smaller_than_the_systems_best_replica_is_predicted_not_dropped():
+    """Mixtral-8x7B Server on 2 L40S: the best layout of an 8-GPU L40S system has replicas of 4
+    GPUs, so a 2-GPU result was matched to nothing and predicted by scaling the uncalibrated rate.
+    The case keeps the best layout of each scale-up group size: 2-GPU expert-parallel replicas,
+    chosen under the case's factor. Llama-2-70B Interactive on one RTX PRO 6000 (Server Edition)
+    said "no platform model for this GPU"; its tp1 replica cannot meet 40 ms per token."""
+    con = scratch_copy(None)
+    cases = pl.DataFrame({"benchmark": ["mixtral-8x7b", "llama2-70b-99"], "scenario": ["Server", "Interactive"],
+                          "task": ["inference"] * 2, "gpu_type": ["L40S", "RTX PRO 6000"],
+                          "accelerator_name": ["", ""], "gpu_count": ["2", "1"], "nodes": ["1", "1"],
+                          "precision_declared": ["", ""], "result_value": ["", ""]})
+    l40s, rtx = predict(con, cases, today()).to_dicts()
+    assert l40s["predicted_layout"].startswith("ep2 attention dp2") and l40s["reason"] is None
+    per_gpu = con.execute(
+        """select tokens_per_s / n_gpus from topology_serving_calibrated
+           where case_index = 0 and layout = ?""", [l40s["predicted_layout"]]).fetchone()[0]
+    assert l40s["predicted_tokens_per_s"] == pytest.approx(2 * per_gpu)
+    assert rtx["predicted_platform"] == "srv-rtxpro6000-8"
+    assert rtx["reason"] == "does not fit: cannot meet the TTFT/TPOT limits at any batch"

@@ -144,7 +144,9 @@ ranked as (
 )
 -- such a job takes the layout whose fleet needs the fewest GPUs (on a tie the simpler
 -- colocated one); further ties go to the first layout by name, so the same inputs always give
--- the same choice
+-- the same choice. A case of `gpucalc predict` keeps the best of every scale-up group size: a
+-- 1-GPU result can only stand for a layout whose replicas fit in one GPU, which need not be
+-- the best of its system
 select unnest(arg_min(c, struct_pack(unfit := not fits,
                                      fleet := case when fits then coalesce(fleet_replicas * replica_gpus
                                                                            + fleet_prefill_gpus, 0) else 0 end,
@@ -152,4 +154,4 @@ select unnest(arg_min(c, struct_pack(unfit := not fits,
                                      cost := case when fits then -tokens_per_s else mem_per_gpu_gb end,
                                      layout := layout)))
 from ranked c
-group by workload_id, platform_id, dtype, n_gpus, case_index;
+group by workload_id, platform_id, dtype, n_gpus, case_index, case when case_index is not null then scaleup_group end;

@@ -16,7 +16,8 @@ with targets as (
           union all
           select workload_id, platform_id, gpu_id, n_gpus, false from serving_layout
           union all
-          select workload_id, platform_id, gpu_id, gpu_count, true from case_layout where case_index is not null) t
+          -- a case asks at its own count on its platform, whether or not a layout matched it
+          select workload_id, platform_id, gpu_id, gpu_count, true from case_platform where case_index is not null) t
     join workload w using (workload_id)
     join gpu g on g.gpu_id = t.gpu_id
     group by all

@@ -1,11 +1,11 @@
--- Predict each requested case (model_request rows with a case_index): the layout case_layout
--- matched to it, the very rule calibration points use, times the calibration factor of the
--- case's own GPU count. Serving results are per system (the best per-GPU rate of a layout
--- that fits in the case's GPUs, times its GPU count); training and role pipelines use the
--- exact count. A serving case has its layouts chosen again under its factor (its rows of
--- topology_serving_calibrated), so the predicted rate's batch meets the latency limits, as the
--- published estimate's does (a measured case's factor reproduces its measurement:
--- calibration_step).
+-- Predict each requested case (model_request rows with a case_index) on its platform
+-- (case_platform). Training and role pipelines: the layout case_layout matched to it, the very
+-- rule calibration points use, times the calibration factor of the case's own GPU count.
+-- Serving results are per system (the best per-GPU rate of a layout that fits in the case's
+-- GPUs, times its GPU count), chosen under the case's factor (its rows of
+-- topology_serving_calibrated, the best of each scale-up group size), so the predicted rate's
+-- batch meets the latency limits, as the published estimate's does (a measured case's factor
+-- reproduces its measurement: calibration_step).
 with served as (
     select s.case_index, s.platform_id, s.layout, s.run_dtype, s.bottleneck, s.fits, s.refusal,
            s.tokens_per_s / s.n_gpus as per_gpu,
@@ -20,23 +20,31 @@ with served as (
 ),
 predicted as (
     select
-        r.case_index, r.gpu_count, w.kind, m.platform_id, m.total_tokens, k.confidence, k.level,
-        k.basis as calibration_basis,
+        r.case_index, r.gpu_count, w.kind, coalesce(m.platform_id, h.platform_id) as platform_id, m.total_tokens,
+        k.confidence, k.level, k.basis as calibration_basis,
         coalesce(s.layout, m.layout) as layout,
         coalesce(s.run_dtype, m.run_dtype) as run_dtype,
         coalesce(s.bottleneck, m.bottleneck) as bottleneck,
-        coalesce(s.per_gpu, m.tokens_per_s / m.n_gpus * k.factor) as per_gpu,
+        case when w.kind = 'serving' then s.per_gpu else m.tokens_per_s / m.n_gpus * k.factor end as per_gpu,
         case
-            when m.platform_id is null then 'no platform model for this GPU'
-            when not m.fits then 'does not fit: ' || coalesce(m.refusal, 'no layout fits on ' || r.gpu_count || ' GPUs')
-            when s.fits is not null and not s.fits then 'does not fit at the calibrated rate: ' || s.refusal
+            when h.platform_id is null then 'no platform model for this GPU'
+            -- serving: the case's own choice (a 1-GPU result matches a layout of 1-GPU replicas
+            -- even where the system's best layout spans more)
+            when w.kind = 'serving' and s.case_index is null
+            then 'no layout fits on ' || r.gpu_count || ' GPUs'
+            when w.kind = 'serving' and not s.fits then 'does not fit: ' || s.refusal
+            when w.kind <> 'serving' and m.platform_id is null then 'no layout fits on ' || r.gpu_count || ' GPUs'
+            when w.kind <> 'serving' and not m.fits
+            then 'does not fit: ' || coalesce(m.refusal, 'no layout fits on ' || r.gpu_count || ' GPUs')
         end as reason
     from model_request r
     join workload w using (workload_id)
+    left join case_platform h on h.case_index = r.case_index
     left join case_layout m on m.case_index = r.case_index
     left join calibration_choice k
-      on k.workload_id = r.workload_id and k.platform_id = m.platform_id and k.n_gpus = r.gpu_count and m.fits
-    left join served s on s.case_index = r.case_index and s.rank = 1 and k.factor is not null
+      on k.workload_id = r.workload_id and k.platform_id = h.platform_id and k.n_gpus = r.gpu_count
+     and (w.kind = 'serving' or m.fits)
+    left join served s on s.case_index = r.case_index and s.rank = 1
     where r.case_index is not null
 )
 select
