@@ -6,37 +6,14 @@
 -- on 8 MI300X: 5,237 tokens/s against 8,646 measured). The measured level (1) calibrates with
 -- this factor instead; the other levels keep the ratio, which the backtest judges.
 --
--- Each batch of the case's layouts (case_layout's rule: serving_case_fits, its precision)
--- meets the limits from a factor of its own on (min_factor: serving_choice's `fits` solved
--- for the factor) and then serves f x per_gpu_at_1 per GPU. The choice at f takes the best
--- rate among the batches that meet the limits, so the rate f x best(f) only grows with f, and
--- crosses the measurement once: inside a step (the factor reproduces it) or at a jump (the
--- nearer side of it).
+-- The rate at f, f x best(f) over calibration_rates, only grows with f, and crosses the
+-- measurement once: inside a step (the factor reproduces it) or at a jump (the nearer side of
+-- it).
 create or replace table calibration_step as
-with batches as (
-    select
-        p.source, p.source_ref, p.source_row, p.measured_per_gpu,
-        greatest(case when s.tpot_ms is not null
-                      then (s.t_decode_s + s.t_prefill_load_s) / s.accept_len / (s.tpot_ms / 1000.0) else 0 end,
-                 case when s.ttft_ms is null then 0
-                      when s.ttft_ms / 1000.0 > s.t_kv_transfer_s
-                      then (s.t_prefill_s + s.t_decode_s) / (s.ttft_ms / 1000.0 - s.t_kv_transfer_s)
-                      else 'infinity'::double end) as min_factor,
-        s.b * s.accept_len / (s.t_decode_s + s.t_prefill_load_s) * s.occupancy * s.replicas / s.n_gpus
-            as per_gpu_at_1
-    from calibration_point p
-    join case_platform h
-      on h.source = p.source and h.source_ref = p.source_ref and h.source_row is not distinct from p.source_row
-    join serving_batch s
-      on s.workload_id = h.workload_id and s.platform_id = h.platform_id and s.dtype = h.model_dtype
-     and serving_case_fits(s.n_gpus, s.scaleup_group, h.gpu_count, h.gpus_per_node)
-    where p.latest and p.kind = 'serving' and s.fits_memory and not s.disagg
-      and (s.ttft_ms is not null or s.tpot_ms is not null)
-),
-steps as (
+with steps as (
     -- the factors at which batches join the choice, with the best rate joining at each
     select source, source_ref, source_row, measured_per_gpu, min_factor, max(per_gpu_at_1) as joining_per_gpu
-    from batches
+    from calibration_rates
     where min_factor < 'infinity'::double
     group by all
 ),

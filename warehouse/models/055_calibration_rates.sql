@@ -1,0 +1,26 @@
+-- calibration_rates: for every latest serving result measured under latency limits (Server,
+-- Interactive), every batch of the case's layouts (case_layout's rule: serving_case_fits, its
+-- precision) with the factor from which it meets the limits (min_factor: serving_choice's
+-- `fits` solved for the factor) and the rate per GPU it then serves per unit of factor. The
+-- calibrated choice at a factor f takes the best of those that meet the limits, so the rate
+-- there is f x max(per_gpu_at_1 where min_factor <= f): calibration_step solves it for the
+-- measurement, and the backtest predicts with it (058_backtest_level).
+create or replace table calibration_rates as
+select
+    p.source, p.source_ref, p.source_row, p.measured_per_gpu,
+    greatest(case when s.tpot_ms is not null
+                  then (s.t_decode_s + s.t_prefill_load_s) / s.accept_len / (s.tpot_ms / 1000.0) else 0 end,
+             case when s.ttft_ms is null then 0
+                  when s.ttft_ms / 1000.0 > s.t_kv_transfer_s
+                  then (s.t_prefill_s + s.t_decode_s) / (s.ttft_ms / 1000.0 - s.t_kv_transfer_s)
+                  else 'infinity'::double end) as min_factor,
+    s.b * s.accept_len / (s.t_decode_s + s.t_prefill_load_s) * s.occupancy * s.replicas / s.n_gpus
+        as per_gpu_at_1
+from calibration_point p
+join case_platform h
+  on h.source = p.source and h.source_ref = p.source_ref and h.source_row is not distinct from p.source_row
+join serving_batch s
+  on s.workload_id = h.workload_id and s.platform_id = h.platform_id and s.dtype = h.model_dtype
+ and serving_case_fits(s.n_gpus, s.scaleup_group, h.gpu_count, h.gpus_per_node)
+where p.latest and p.kind = 'serving' and s.fits_memory and not s.disagg
+  and (s.ttft_ms is not null or s.tpot_ms is not null);
