@@ -192,15 +192,13 @@ def _role_layout(con, workload_id: str, spec: SideSpec, n: int, dtype: str) -> d
 
 def _topology(con, workload_id: str, platform_id: str, n: int, dtype: str, kind: str) -> dict:
     """Any other workload's layout: the best at that GPU count. Serving takes the published
-    choice, whose batch meets the latency limits at the calibrated step time (its throughput
-    already carries the calibration factor: `calibrated`)."""
-    serving = kind == "serving"
-    table = "topology_serving_calibrated" if serving else "topology_option"
+    choice (the estimates' rows), whose batch meets the latency limits at the calibrated step
+    time, so its throughput already carries the calibration factor."""
+    table = ("(select * from topology_serving_calibrated where case_index is null)" if kind == "serving"
+             else "topology_option")
     row = _one(
         con,
-        f"""select *, {serving} as calibrated from {table}
-            where workload_id = ? and platform_id = ? and n_gpus = ? and dtype = ?
-              {'and case_index is null' if serving else ''}
+        f"""select * from {table} where workload_id = ? and platform_id = ? and n_gpus = ? and dtype = ?
             order by fits desc, tokens_per_s desc limit 1""",
         [workload_id, platform_id, n, dtype],
     )
@@ -258,7 +256,8 @@ def evaluate_side(
         "select error_p90, basis from error_band where kind = ? and level = ?",
         [workload["kind"], 1 if measured else calib["level"]],
     ) or {"error_p90": None, "basis": "unvalidated: 0 points"}
-    tokens = measured if measured else topo["tokens_per_s"] * (1.0 if topo.get("calibrated") else calib["factor"])
+    calibrated_already = workload["kind"] == "serving"  # topology_serving_calibrated
+    tokens = measured if measured else topo["tokens_per_s"] * (1.0 if calibrated_already else calib["factor"])
     error = 0.0 if measured else band["error_p90"]
     # steady-state time on both sides: a measured duration already holds its own restarts
     time_h = workload["total_tokens"] / tokens / 3600
