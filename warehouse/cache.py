@@ -1,9 +1,10 @@
 """What gpucalc can recompute, kept on disk by a digest of everything it depends on.
 
-Two kinds today: validation results (warehouse/validation.py; a suite takes seconds and
-importing great-expectations ~6 s more, while the bundled catalog and benchmarks rarely change)
-and chart PNGs (reports/chart_png.py; ~0.25 s each, ~25 per report). The caller's key covers
-the inputs and the code that turns them into the result, so an entry is valid wherever it is
+Three kinds today: validation results (warehouse/validation.py; a suite takes seconds and
+importing great-expectations ~6 s more, while the bundled catalog and benchmarks rarely change),
+chart PNGs (reports/chart_png.py; ~0.25 s each, ~25 per report) and report pages' HTML
+(reports/html.py; ~1.8 s a bundled report, most pages the same night to night). The caller's
+key covers the inputs and the code that turns them into the result, so an entry is valid wherever it is
 found: for any warehouse, any night. One file per entry in `settings.cache_dir()/<kind>/`,
 written atomically; a missing or unreadable entry is a miss and its caller recomputes (and
 checks what it read). Entries unused for KEEP_DAYS are deleted when a new one is written.

@@ -1,5 +1,10 @@
 """The HTML renderer on hostile markdown, as a second line behind the writers' escaping: nothing becomes live."""
 
+import mistune
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reports import html
 from reports.html import to_html
 
 
@@ -49,3 +54,24 @@ def test_headings_keep_the_ids_and_title_they_had():
         '<h1 id="report-b-2026-11-29">Report &lt;b&gt; — 2026-11-29</h1>\n<h2 id="workloads">Workloads</h2>\n'
         '<h3 id="x-on-y"><code>x</code> on <a href="y.html">y</a></h3>\n<h2 id="workloads_1">Workloads</h2>\n'
         '<h2 id="_1"></h2>\n')
+
+
+def test_a_page_rendered_once_is_taken_from_the_cache_by_its_text(monkeypatch, tmp_path):
+    """Any report's page with the same markdown reuses the HTML (warehouse/cache.py); other text, or
+    an entry another version of this code left, is rendered afresh."""
+    monkeypatch.setenv("GPUCALC_CACHE_DIR", str(tmp_path / "cache"))
+    text = "# Night\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    first = html.to_html_reusing("index.md", text, [])
+    assert first == html.to_html(text)
+    (entry,) = (tmp_path / "cache" / "html").iterdir()
+    entry.write_text(first.replace("<td>1</td>", "<td>kept</td>"))  # what the cache hands back, not a render
+    assert "<td>kept</td>" in html.to_html_reusing("workloads/other.md", text, [])
+    assert "<td>3</td>" in html.to_html_reusing("index.md", text.replace("| 1 |", "| 3 |"), [])
+    entry.write_text(first.replace(html.STAMP, "0" * 16).replace("<td>1</td>", "<td>stale</td>"))
+    assert html.to_html_reusing("index.md", text, []) == first
+
+
+@given(st.text(alphabet=st.characters(blacklist_characters="\\`*_[]!<&\n", blacklist_categories=("Cs",))))
+def test_text_without_inline_syntax_is_the_text_mistune_would_parse(text):
+    """The shortcut past mistune's inline parser (plain table cells) gives what the parser gives."""
+    assert html._Inline()(text, {}) == mistune.InlineParser()(text, {})
