@@ -249,7 +249,8 @@ def evaluate_side(
     topo = _role_layout(con, workload["workload_id"], spec, n, dtype) if role else _topology(
         con, workload["workload_id"], spec.platform_id, n, dtype, workload["kind"])
     total_gpus = topo["n_gpus"]
-    calib = _calibration(con, workload["workload_id"], spec.platform_id, total_gpus)
+    # k systems of serving replicas side by side carry one system's calibration (serving_choice)
+    calib = _calibration(con, workload["workload_id"], spec.platform_id, total_gpus // (topo.get("systems") or 1))
     # the 90th-percentile held-out error of this kind at this level of calibration
     band = _one(
         con,

@@ -2,6 +2,7 @@
 same family, other GPUs, same scenario, same kind), uses a level only where the held-out
 backtest shows it helps, and the backtest never lets a GPU learn from itself."""
 
+import math
 from datetime import date
 
 import polars as pl
@@ -142,25 +143,59 @@ def test_the_backtest_predicts_a_gpu_only_from_others(con):
     assert con.execute("select in_sample_ape from backtest").fetchone()[0] == pytest.approx(0.0)
 
 
-def test_measured_covers_only_the_deployment_that_was_measured(offline_data):
-    """MLPerf's 16-GPU H100 Llama-2-70B Offline result ran as two 8-GPU systems full of replicas
-    (3,897 tokens/s per GPU); the 16-GPU estimate is one replica spanning both systems, which
-    nobody measured, so it is calibrated, not "measured". Llama-3.1-405B Server's 16-GPU result
-    was compared with a 16-GPU replica, the very layout the estimate publishes: measured."""
+def test_a_serving_result_measures_the_system_it_ran_on_and_k_of_them_serve_k_times(offline_data):
+    """MLPerf's 16- and 32-GPU H100 Llama-2-70B Offline results (v5.1) ran as 8-GPU systems full
+    of replicas: both measure the 8-GPU system, which is published at the geometric mean of their
+    per-GPU rates, "measured"; 16 and 32 GPUs are two and four such systems side by side, at
+    twice and four times its rate, priced as whole 8-GPU systems that need no link between them.
+    Llama-3.1-405B Server's 16-GPU result was compared with a 16-GPU replica spanning two
+    systems, the very deployment the 16-GPU estimate publishes: measured too."""
     import duckdb
 
     con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
     try:
-        rows = dict(((w, n), (c, layout)) for w, n, c, layout in con.execute(
-            """select workload_id, n_gpus, confidence, layout from topology_estimate
-               where platform_id = 'hgx-h100-8' and n_gpus = 16
-                 and workload_id in ('llama2-70b-offline', 'llama31-405b-server')""").fetchall())
-        compared = dict(con.execute(
-            """select workload_id, max(model_gpus) from calibration_point
-               where gpu_id = 'H100-SXM' and gpu_count = 16 and latest
-                 and workload_id in ('llama2-70b-offline', 'llama31-405b-server') group by all""").fetchall())
+        measured = con.execute(
+            """select gpu_count, value / gpu_count from benchmark_result
+               where workload_id = 'llama2-70b-offline' and gpu = 'H100-SXM' and round = 'v5.1'
+               order by gpu_count""").fetchall()
+        rows = {n: rest for n, *rest in con.execute(
+            """select n_gpus, tokens_per_s, confidence, layout, unit_gpus, deployments from topology_estimate
+               where workload_id = 'llama2-70b-offline' and platform_id = 'hgx-h100-8' and dtype = 'fp8'""").fetchall()}
+        spanning = con.execute(
+            """select confidence, layout from topology_estimate
+               where workload_id = 'llama31-405b-server' and platform_id = 'hgx-h100-8' and n_gpus = 16""").fetchone()
     finally:
         con.close()
-    assert compared == {"llama2-70b-offline": 8, "llama31-405b-server": 16}
-    assert rows[("llama2-70b-offline", 16)] == ("calibrated", "tp8 pp2 x1 replicas, batch 4096")
-    assert rows[("llama31-405b-server", 16)][0] == "measured"
+    assert [n for n, _ in measured] == [16, 32]
+    system = math.sqrt(measured[0][1] * measured[1][1]) * 8  # 3,897.0 and 3,902.5 per GPU
+    assert rows[8][:2] == [pytest.approx(system, rel=1e-9), "measured"]
+    assert rows[16] == [pytest.approx(2 * system, rel=1e-9), "measured",
+                        "tp2 pp1 x8 replicas in 2 systems, batch 1024", 8, 2]
+    assert rows[32][:2] == [pytest.approx(4 * system, rel=1e-9), "measured"] and rows[32][3:] == [8, 4]
+    assert spanning[0] == "measured" and spanning[1].startswith("tp8 pp2 x1 replicas, batch ")
+
+
+def test_systems_side_by_side_rent_as_separate_instances_and_a_spanning_replica_does_not(offline_copy):
+    """A provider whose 8-GPU H100 instances are not linked to each other can run 16 GPUs of
+    Llama-2-70B Offline replicas (two instances, two systems), but not Llama-3.1-405B Server's
+    16-GPU replica, whose pipeline stages talk across the two systems."""
+    from warehouse import db
+
+    con = db.connect(str(offline_copy / "warehouse.duckdb"))
+    try:
+        con.execute(
+            """insert into price_quote (provider, region, instance_type, gpu, gpu_name, gpus_per_instance,
+                                        usd_per_instance_hour, usd_per_gpu_hour, pricing, currency, observed_at,
+                                        source, source_ref, run_id)
+               values ('unlinked', 'r1', '8x-h100', 'H100-SXM', 'H100 SXM', 8, 16.0, 2.0, 'on_demand', 'USD',
+                       date '2026-11-29', 'test', 'hand', 'unlinked')""")
+        con.execute("insert into provider_capacity (provider, gpu_id, interconnect, source) "
+                    "values ('unlinked', 'H100-SXM', 'none', 'test')")
+        rebuild_estimates(con, "unlinked", date(2026, 11, 29))
+        rented = con.execute(
+            """select workload_id, n_gpus, instances from estimate
+               where provider = 'unlinked' and platform_id = 'hgx-h100-8' and n_gpus = 16
+                 and workload_id in ('llama2-70b-offline', 'llama31-405b-server')""").fetchall()
+    finally:
+        con.close()
+    assert rented == [("llama2-70b-offline", 16, 2.0)]

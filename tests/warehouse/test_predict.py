@@ -63,9 +63,14 @@ def test_known_rows_are_predicted_and_say_how(predicted):
     assert b200["error_basis"].startswith(("backtest: ", "unvalidated: "))
 
 
-def test_a_count_nobody_measured_is_not_measured():
-    eight = CASES.head(1).with_columns(pl.lit("8").alias("gpu_count"), pl.lit("1").alias("nodes"))
-    assert predict(scratch_copy(None), eight, today())["confidence"].to_list() == ["calibrated"]
+def test_whole_measured_systems_are_measured_and_part_of_one_is_not():
+    """The bundled 16- and 32-GPU H100 results measured the 8-GPU system (two and four of them):
+    8 and 24 GPUs are whole such systems; 4 GPUs are half of one, which nobody measured."""
+    asked = pl.concat([CASES.head(1).with_columns(pl.lit(n).alias("gpu_count"), pl.lit("1").alias("nodes"))
+                       for n in ("8", "24", "4")])
+    got = predict(scratch_copy(None), asked, today())
+    assert got["confidence"].to_list() == ["measured", "measured", "calibrated"]
+    assert got["predicted_per_gpu"][0] == pytest.approx(got["predicted_per_gpu"][1], rel=1e-12)
 
 
 def test_holdout_predicts_as_if_the_accelerator_had_never_been_measured(predicted):

@@ -1,10 +1,11 @@
 -- serving_choice: per serving layout, the batch with the most throughput that fits and meets
 -- the latency limits under the calibration factor in `serving_factor`, deployed as one system
--- full of replicas (or one replica spanning systems); then per GPU count, the best such
--- layout. Read twice: uncalibrated (topology_serving, which calibration compares with the
--- measurements) and calibrated (topology_serving_calibrated, which the estimates publish), so
--- the published throughput is the one whose TTFT and TPOT meet the limits. A serving_factor row
--- with a case_index chooses for that case of `gpucalc predict` under its own factor, apart.
+-- full of replicas (or one replica spanning systems), or, for a job without a demand, as whole
+-- such systems side by side; then per GPU count, the best such deployment. Read twice:
+-- uncalibrated (topology_serving, which calibration compares with the measurements) and
+-- calibrated (topology_serving_calibrated, which the estimates publish), so the published
+-- throughput is the one whose TTFT and TPOT meet the limits. A serving_factor row with a
+-- case_index chooses for that case of `gpucalc predict` under its own factor, apart.
 create or replace view serving_choice as
 with factored as (
     select
@@ -52,7 +53,8 @@ per_layout as (
 ),
 best as (
     select
-        l.*,
+        l.* replace (c.n_gpus as n_gpus, l.replicas * (c.n_gpus // l.n_gpus) as replicas),
+        c.n_gpus // l.n_gpus as systems,
         p.case_index,
         unnest(p.batch_row),
         -- an Offline run is finite: when the queue empties the batch drains and the longest
@@ -68,6 +70,15 @@ best as (
              else 0 end as t_tail_s
     from per_layout p
     join serving_layout l using (workload_id, platform_id, dtype, family, tp, pp, ep, disagg)
+    -- Replicas need no link between them, so k systems full of replicas serve k times one, at
+    -- one system's factor and batch: MLPerf's 16- and 32-GPU results are 8-GPU systems side by
+    -- side. They are offered at the larger GPU counts the platform's layouts already publish
+    -- (replicas spanning systems), where they are whole multiples of the system. A job with a
+    -- demand counts its replicas itself.
+    join (select distinct workload_id, platform_id, n_gpus from serving_layout) c using (workload_id, platform_id)
+    where c.n_gpus = l.n_gpus
+       or (c.n_gpus > l.n_gpus and c.n_gpus % l.n_gpus = 0 and l.replica_gpus <= l.gpus_per_node
+           and coalesce(l.demand_tokens_per_s, 0) = 0)
 ),
 chosen as (
     select
@@ -80,10 +91,12 @@ chosen as (
              then 'ep' || ep || ' attention dp' || ep || ', batch ' || b_gpu || '/GPU'
              else 'tp' || tp || ' pp' || pp || ', batch ' || b
         end || disagg_note as replica_layout,
-        case when family = 'ep'
-             then 'ep' || ep || ' attention dp' || ep || ' x' || replicas || ' replicas, batch ' || b_gpu || '/GPU'
-             else 'tp' || tp || ' pp' || pp || ' x' || replicas || ' replicas, batch ' || b
-        end || disagg_note as layout,
+        case when family = 'ep' then 'ep' || ep || ' attention dp' || ep else 'tp' || tp || ' pp' || pp end
+            || ' x' || replicas || ' replicas' || case when systems > 1 then ' in ' || systems || ' systems' else '' end
+            || case when family = 'ep' then ', batch ' || b_gpu || '/GPU' else ', batch ' || b end
+            || disagg_note as layout,
+        -- the deployment is this many copies of one system (calibrated as that system)
+        systems,
         disagg,
         prefill_gpu_s_per_token,
         replica_gpus,

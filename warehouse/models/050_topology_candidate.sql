@@ -14,7 +14,7 @@ union all by name
 select workload_id, platform_id, gpu_id, kind, dtype, n_gpus, nodes, layout, scaleup_group, run_dtype,
        tp, pp, dp, batch, null::integer as producers, null::integer as consumers,
        t_compute_s, t_memory_s, t_comm_s, t_step_s, bottleneck, mem_per_gpu_gb, mem_capacity_gb, fits, refusal,
-       tokens_per_s, total_tokens, token_unit, kw_per_gpu
+       tokens_per_s, total_tokens, token_unit, kw_per_gpu, systems
 from topology_serving
 union all by name
 select workload_id, platform_id, gpu_id, kind, dtype, n_gpus, nodes, layout, scaleup_group, run_dtype,

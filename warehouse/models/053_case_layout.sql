@@ -3,7 +3,8 @@
 -- made exactly as the calibration point of the same measurement:
 --   platform: the case's platform (025_case_platform.sql);
 --   serving:  the best per-GPU rate of a layout that fits in the case's GPUs (systems full
---             of replicas; a result on 16 GPUs is two 8-GPU systems);
+--             of replicas; a result on 16 GPUs is two 8-GPU systems, compared with one: the
+--             deployment it measured, whose calibration k systems side by side carry);
 --   training: the case's GPU count, its global batch where given, the layout that finishes
 --             first; role pipelines: the case's GPU count and role split ('P+C' or 'shared').
 create or replace table case_layout as
@@ -23,7 +24,8 @@ with matched as (
     from case_platform h
     join topology_option o
       on o.workload_id = h.workload_id and o.platform_id = h.platform_id and o.dtype = h.model_dtype
-     and (   (h.kind = 'serving' and serving_case_fits(o.n_gpus, o.scaleup_group, h.gpu_count, h.gpus_per_node))
+     and (   (h.kind = 'serving' and o.systems = 1
+              and serving_case_fits(o.n_gpus, o.scaleup_group, h.gpu_count, h.gpus_per_node))
           or (h.kind = 'role_pipeline' and o.n_gpus = h.gpu_count
               and (h.role_split is null or h.role_split = o.producers || '+' || o.consumers
                    -- target and drafter time-sharing every GPU (041_topology_role.sql)

@@ -7,20 +7,19 @@
 create or replace table calibration_level as
 select
     l.level, l.basis, p.gpu_id as point_gpu, p.gpu_count as point_count,
-    -- the GPUs of the deployment the result was compared with (a 16-GPU serving result: an
-    -- 8-GPU system full of replicas)
-    p.model_gpus as point_deployment_gpus,
     case when l.level = 1 then coalesce(s.step_factor, p.ratio) else p.ratio end as ratio,
     case when l.level <= 4 then p.workload_id end as workload_id,
     case when l.level <= 2 then p.gpu_id end as gpu_id,
-    case when l.level = 1 then p.gpu_count end as gpu_count,
+    -- the measured level vouches for the deployment measured: a 16-GPU result of two 8-GPU
+    -- systems full of replicas measured the 8-GPU system (and k copies of it, serving_choice)
+    case when l.level = 1 then p.model_gpus end as gpu_count,
     case when l.level in (3, 5, 7) then p.family end as family,
     case when l.level in (5, 6) then p.scenario_kind when l.level in (7, 8) then p.kind end as kind
 from calibration_point p
 left join calibration_step s
   on s.source = p.source and s.source_ref = p.source_ref and s.source_row is not distinct from p.source_row
 cross join (values
-    (1, 'measured: same workload, GPU and GPU count'),
+    (1, 'measured: same workload, GPU and deployment'),
     (2, 'calibrated: same workload and GPU, other GPU counts'),
     (3, 'calibrated: same workload, same GPU family'),
     (4, 'calibrated: same workload, other GPUs'),

@@ -1,8 +1,10 @@
 -- serving_factor, calibrated: the factor each serving estimate publishes, so the serving choice
 -- is made again with calibrated step times (064_topology_serving_calibrated). A serving case
--- `gpucalc predict` asks about takes the factor of its own GPU count (calibration_choice) on
--- every system size of its platform, under its case_index (predict keeps those that can stand
--- for the case): its batch, too, must meet the limits at the rate predicted.
+-- `gpucalc predict` asks about takes, on every system size of its platform, that size's factor
+-- where the case is whole such systems (a serving result measures the deployment it was
+-- compared with), else its own count's (serving_case_calibration_gpus), under its case_index
+-- (predict keeps those that can stand for the case): its batch, too, must meet the limits at
+-- the rate predicted.
 create or replace table serving_factor as
 select c.workload_id, c.platform_id, c.n_gpus, c.factor, null::integer as case_index
 from calibration_choice c
@@ -11,7 +13,8 @@ where w.kind = 'serving'
 union all
 select distinct h.workload_id, h.platform_id, l.n_gpus, k.factor, h.case_index
 from case_platform h
-join calibration_choice k
-  on k.workload_id = h.workload_id and k.platform_id = h.platform_id and k.n_gpus = h.gpu_count
 join serving_layout l on l.workload_id = h.workload_id and l.platform_id = h.platform_id
+join calibration_choice k
+  on k.workload_id = h.workload_id and k.platform_id = h.platform_id
+ and k.n_gpus = serving_case_calibration_gpus(h.gpu_count, l.n_gpus)
 where h.kind = 'serving' and h.case_index is not null;

@@ -21,11 +21,13 @@ sized as (
         t.tokens_per_s * t.rate_factor as rate,
         -- a serving job with a demand runs as many replicas as the demand needs (a replica: the
         -- GPUs one copy of the model spans), and serves at the demand's pace; any other job
-        -- runs its one deployment at its own pace
+        -- runs its deployment at its own pace: one, or whole systems of replicas side by side,
+        -- which need no link between them (serving_choice's `systems`)
         -- (the fleet as serving_choice sized it: fleet_replicas, fleet_prefill_gpus)
-        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then t.replica_gpus else t.n_gpus end as unit_gpus,
-        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then coalesce(t.fleet_replicas, 1) else 1 end
-            as deployments,
+        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then t.replica_gpus
+             else t.n_gpus // coalesce(t.systems, 1) end as unit_gpus,
+        case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then coalesce(t.fleet_replicas, 1)
+             else coalesce(t.systems, 1) end as deployments,
         case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then w.demand_tokens_per_s
              else t.tokens_per_s * t.rate_factor end as served_tokens_per_s,
         case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then w.demand_tokens_per_s end as demand_tokens_per_s,
@@ -78,9 +80,10 @@ select
     t.total_tokens
 from sized t
 join platform_spec p on p.platform_id = t.platform_id
+-- k systems side by side carry the calibration of one (serving_choice)
 join calibration_choice c
   on c.workload_id = t.workload_id and c.platform_id = t.platform_id and c.gpu_id = t.gpu_id
- and c.n_gpus = t.n_gpus
+ and c.n_gpus = t.n_gpus // coalesce(t.systems, 1)
 left join error_band b on b.kind = t.kind and b.level = c.level
 -- GPU counts beyond what a platform scales to are modelled only to compare with benchmarks
 where t.n_gpus <= p.gpus_per_node * p.max_nodes;

@@ -60,6 +60,12 @@ create or replace macro training_layout(tp, cp, pp, vp, dp, global_batch, recomp
 create or replace macro serving_case_fits(n_gpus, scaleup_group, gpu_count, gpus_per_node) as
     n_gpus <= greatest(gpu_count, gpus_per_node) and scaleup_group <= gpu_count;
 
+-- The GPU count whose calibration a serving case takes when it stands for a deployment of
+-- n_gpus: whole systems of it carry that system's (a 16-GPU case of two 8-GPU systems is
+-- measured if the 8-GPU system was), part of one carries the case's own count's.
+create or replace macro serving_case_calibration_gpus(gpu_count, n_gpus) as
+    case when gpu_count % n_gpus = 0 then n_gpus else gpu_count end;
+
 -- Ring all-reduce of `bytes` over n ranks at `gbps` per direction (GB/s), with per-hop
 -- latency: 2(n-1)/n * S/B + 2(n-1)*alpha  (nccl-tests PERFORMANCE.md).
 create or replace macro allreduce_s(bytes, n, gbps, alpha_s) as

@@ -1,14 +1,15 @@
 -- Predict each requested case (model_request rows with a case_index) on its platform
 -- (case_platform). Training and role pipelines: the layout case_layout matched to it, the very
 -- rule calibration points use, times the calibration factor of the case's own GPU count.
--- Serving results are per system (the best per-GPU rate of a layout that fits in the case's
--- GPUs, times its GPU count), chosen under the case's factor (its rows of
--- topology_serving_calibrated, the best of each scale-up group size), so the predicted rate's
--- batch meets the latency limits, as the published estimate's does (a measured case's factor
--- reproduces its measurement: calibration_step).
+-- Serving results are per system (case_layout's rule: the best per-GPU rate of a layout that
+-- fits in the case's GPUs, times its GPU count), each system size chosen under its own factor
+-- (the case's rows of topology_serving_calibrated, the best of each scale-up group size), so
+-- the predicted rate's batch meets the latency limits, as the published estimate's does (a
+-- measured system's factor reproduces its measurement: calibration_step); its calibration is
+-- that system's where the case is whole systems (serving_case_calibration_gpus).
 with served as (
     select s.case_index, s.platform_id, s.layout, s.run_dtype, s.bottleneck, s.fits, s.refusal,
-           s.tokens_per_s / s.n_gpus as per_gpu,
+           s.tokens_per_s / s.n_gpus as per_gpu, s.n_gpus,
            -- case_layout's serving rule, at the calibrated rates
            row_number() over (partition by s.case_index
                               order by s.fits desc, case when s.fits then -s.tokens_per_s / s.n_gpus else 0 end,
@@ -16,7 +17,7 @@ with served as (
     from topology_serving_calibrated s
     join case_platform h
       on h.case_index = s.case_index and h.platform_id = s.platform_id and h.model_dtype = s.dtype
-    where serving_case_fits(s.n_gpus, s.scaleup_group, h.gpu_count, h.gpus_per_node)
+    where s.systems = 1 and serving_case_fits(s.n_gpus, s.scaleup_group, h.gpu_count, h.gpus_per_node)
 ),
 predicted as (
     select
@@ -41,10 +42,11 @@ predicted as (
     join workload w using (workload_id)
     left join case_platform h on h.case_index = r.case_index
     left join case_layout m on m.case_index = r.case_index
-    left join calibration_choice k
-      on k.workload_id = r.workload_id and k.platform_id = h.platform_id and k.n_gpus = r.gpu_count
-     and (w.kind = 'serving' or m.fits)
     left join served s on s.case_index = r.case_index and s.rank = 1
+    left join calibration_choice k
+      on k.workload_id = r.workload_id and k.platform_id = h.platform_id
+     and k.n_gpus = coalesce(serving_case_calibration_gpus(r.gpu_count, s.n_gpus), r.gpu_count)
+     and (w.kind = 'serving' or m.fits)
     where r.case_index is not null
 )
 select
