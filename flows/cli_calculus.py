@@ -108,8 +108,9 @@ def predict(
         bool,
         typer.Option(
             "--holdout",
-            help="Predict every case as if its own accelerator had never been measured "
-            "(its benchmark results left out; one recompute per GPU).",
+            help="Predict every case as if its own accelerator had never been measured: its "
+            "results calibrate nothing, the backtest's trust and bands stay, so each measured "
+            "point gets the backtest's own prediction (one recompute per GPU).",
         ),
     ] = False,
     data_dir: DataDir = None,

@@ -151,8 +151,10 @@ def predict(
 ) -> pl.DataFrame:
     """Return `cases` with the prediction columns added (same rows, same order).
 
-    holdout: predict each case from a warehouse without any benchmark result of its own GPU,
-    as an accelerator nobody has measured would be (one recompute per GPU).
+    holdout: predict each case as an accelerator nobody has measured would be: its GPU's
+    results calibrate nothing, while the backtest, and so the levels calibration trusts and
+    the error bands, stay those of the whole warehouse; the prediction is the backtest's own
+    for that point (one recompute per GPU).
     """
     workloads = {r[0] for r in con.execute("select workload_id from workload").fetchall()}
     resolved = resolve_cases(cases, gpu_catalog(con), workloads)
@@ -160,7 +162,7 @@ def predict(
     _add_missing_platforms(con, resolved)
     if holdout:
         parts = [
-            _predict_cases(_without_gpu(con, gpu), usable.filter(pl.col("gpu_id") == gpu), run_date)
+            _predict_cases(_holding_out(con, gpu), usable.filter(pl.col("gpu_id") == gpu), run_date)
             for gpu in sorted(usable["gpu_id"].unique().to_list())
         ]
         predicted = pl.concat(parts, how="diagonal_relaxed") if parts else _predict_cases(con, usable, run_date)
@@ -186,11 +188,11 @@ def predict(
     return pl.concat([cases.drop([c for c in OUTPUT_COLUMNS if c in cases.columns]), out], how="horizontal")
 
 
-def _without_gpu(con: duckdb.DuckDBPyConnection, gpu_id: str) -> duckdb.DuckDBPyConnection:
-    """An in-memory copy of the warehouse's inputs with every benchmark result of `gpu_id` removed."""
+def _holding_out(con: duckdb.DuckDBPyConnection, gpu_id: str) -> duckdb.DuckDBPyConnection:
+    """An in-memory copy of the warehouse's inputs in which `gpu_id`'s results calibrate nothing."""
     copy = db.connect(":memory:")
     copy_inputs(con, copy)
-    copy.execute("delete from benchmark_result where gpu = ?", [gpu_id])
+    copy.execute("insert into holdout_gpu values (?)", [gpu_id])
     return copy
 
 

@@ -103,6 +103,12 @@ alter table model_request add column if not exists nodes integer;
 alter table model_request add column if not exists role_split varchar;
 alter table model_request add column if not exists global_batch_size double;
 
+-- Accelerators `gpucalc predict --holdout` predicts as if never measured (empty in the nightly
+-- warehouse): their results still count in the backtest, which decides the levels calibration
+-- trusts and the bands, but calibrate nothing (057_calibration.sql), so a held-out case gets
+-- the very prediction the backtest makes for that point.
+create table if not exists holdout_gpu (gpu_id varchar);
+
 alter table workload add column if not exists spec_draft_len double;  -- speculative decoding: k drafted
 
 create table if not exists gpu_alias (
