@@ -206,3 +206,21 @@ def test_every_connection_takes_the_threads_you_set(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUCALC_THREADS", "all")
     with pytest.raises(ValueError, match="GPUCALC_THREADS='all' is not a number of threads"):
         db.connect(path)
+
+
+def test_writers_store_strings_without_fsst(tmp_path):
+    """FSST's analysis was half of every checkpoint and saves nothing on the warehouse's short,
+    repeating strings (warehouse/db.py): distinct URL-like strings that DuckDB would store FSST
+    are stored another way by a writer."""
+    from warehouse import db
+
+    con = db.connect(str(tmp_path / "w.duckdb"), schema=False)
+    try:
+        con.execute("""create table t as select 'https://example.com/quotes/' || i || '/8x-h100-' || (i % 97) as s
+                       from range(20000) r(i)""")
+        con.execute("checkpoint")
+        methods = {m for (m,) in con.execute(
+            "select distinct compression from pragma_storage_info('t') where segment_type = 'VARCHAR'").fetchall()}
+    finally:
+        con.close()
+    assert methods and "FSST" not in methods
