@@ -175,6 +175,27 @@ def test_a_serving_result_measures_the_system_it_ran_on_and_k_of_them_serve_k_ti
     assert spanning[0] == "measured" and spanning[1].startswith("tp8 pp2 x1 replicas, batch ")
 
 
+def test_deployments_of_one_count_are_weighed_by_what_their_calibration_vouches_for(offline_data):
+    """Llama-2-70B Interactive on MI300X was measured on 8 GPUs (1,080.7 tokens/s per GPU). At 16
+    GPUs, one tp8 pp2 replica spanning two systems rests on the documented efficiencies alone
+    (1,203.7 per GPU, ±58% at p90), two measured systems on their measurement (±1.4%):
+    1,203.7 / 1.58 < 1,080.7 / 1.01, so 16 GPUs are two measured systems."""
+    import duckdb
+
+    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
+    try:
+        rows = {n: rest for n, *rest in con.execute(
+            """select n_gpus, tokens_per_s_per_gpu, confidence, layout from topology_estimate
+               where workload_id = 'llama2-70b-interactive' and platform_id = 'mi300x-8'""").fetchall()}
+        measured = con.execute(
+            """select geometric_mean(value / gpu_count) from benchmark_result
+               where workload_id = 'llama2-70b-interactive' and gpu = 'MI300X' and round = 'v5.1'""").fetchone()[0]
+    finally:
+        con.close()
+    assert rows[8][:2] == [pytest.approx(measured, rel=0.01), "measured"]
+    assert rows[16][:2] == [pytest.approx(rows[8][0], rel=1e-12), "measured"]
+    assert rows[16][2].startswith("tp2 pp1 x8 replicas in 2 systems")
+
 def test_systems_side_by_side_rent_as_separate_instances_and_a_spanning_replica_does_not(offline_copy):
     """A provider whose 8-GPU H100 instances are not linked to each other can run 16 GPUs of
     Llama-2-70B Offline replicas (two instances, two systems), but not Llama-3.1-405B Server's

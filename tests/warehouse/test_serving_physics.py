@@ -239,7 +239,8 @@ def test_the_backtest_predicts_a_latency_bound_point_as_the_calibrated_choice_wo
     con.execute("create or replace table serving_scope as select 'llama2-70b-server' as workload_id, "
                 "'mi300x-8' as platform_id")
     con.execute("create or replace table serving_factor as select 'llama2-70b-server' as workload_id, "
-                "'mi300x-8' as platform_id, 8 as n_gpus, ? as factor, null::integer as case_index", [factor])
+                "'mi300x-8' as platform_id, 8 as n_gpus, ? as factor, null::integer as case_index, "
+                "null::double as band_p90", [factor])
     chosen = con.execute(
         """select tokens_per_s / n_gpus from serving_choice
            where workload_id = 'llama2-70b-server' and platform_id = 'mi300x-8' and n_gpus = 8

@@ -14,7 +14,8 @@ with factored as (
         (d.t_decode_s + d.t_prefill_load_s) / coalesce(f.factor, 1.0) as t_step_s,
         (d.t_prefill_s + d.t_decode_s) / coalesce(f.factor, 1.0) + d.t_kv_transfer_s as ttft_s,
         d.t_prefill_work_s / coalesce(f.factor, 1.0) as t_prompt_gpu_s,
-        f.case_index
+        f.case_index,
+        f.band_p90
     from serving_batch d
     left join serving_factor f
       on f.workload_id = d.workload_id and f.platform_id = d.platform_id and f.n_gpus = d.n_gpus
@@ -41,7 +42,7 @@ per_layout as (
     -- depends on the batch is carried (serving_layout has the rest): arg_min copies its value
     -- at every better batch, over ~1.5 million rows at the 10M-estimate bench
     select
-        workload_id, platform_id, dtype, family, tp, pp, ep, disagg, case_index,
+        workload_id, platform_id, dtype, family, tp, pp, ep, disagg, case_index, band_p90,
         arg_min(struct_pack(b, b_gpu, compute_eff, t_compute_s, t_memory_s, t_comm_s, t_step_s, tpot_s, ttft_s,
                             bottleneck, mem_per_gpu_gb, fits, over_memory, replica_tokens_per_s,
                             prefill_gpu_s_per_token),
@@ -49,13 +50,14 @@ per_layout as (
                                                             else mem_per_gpu_gb end, b := b)) as batch_row,
         min(t_step_s / accept_len) as t_token_alone_s
     from limited
-    group by workload_id, platform_id, dtype, family, tp, pp, ep, disagg, case_index
+    group by workload_id, platform_id, dtype, family, tp, pp, ep, disagg, case_index, band_p90
 ),
 best as (
     select
         l.* replace (c.n_gpus as n_gpus, l.replicas * (c.n_gpus // l.n_gpus) as replicas),
         c.n_gpus // l.n_gpus as systems,
         p.case_index,
+        p.band_p90,
         unnest(p.batch_row),
         -- an Offline run is finite: when the queue empties the batch drains and the longest
         -- outputs finish nearly alone. The longest of b outputs with spread cv runs about
@@ -97,6 +99,7 @@ chosen as (
             || disagg_note as layout,
         -- the deployment is this many copies of one system (calibrated as that system)
         systems,
+        band_p90,
         disagg,
         prefill_gpu_s_per_token,
         replica_gpus,
@@ -156,15 +159,19 @@ ranked as (
     from bounded
 )
 -- such a job takes the layout whose fleet needs the fewest GPUs (on a tie the simpler
--- colocated one); further ties go to the first layout by name, so the same inputs always give
--- the same choice. A case of `gpucalc predict` keeps the best of every scale-up group size: a
+-- colocated one); any other the most throughput, discounted by the 90th-percentile error of
+-- its calibration (1 + band_p90): at 16 GPUs, two systems whose 8-GPU system was measured
+-- (±1.4%) against one replica spanning both at the documented efficiencies (±58%) are weighed
+-- by what each can be counted on for. Further ties go to the first layout by name, so the
+-- same inputs always give the same choice. A case of `gpucalc predict` keeps the best of every scale-up group size: a
 -- 1-GPU result can only stand for a layout whose replicas fit in one GPU, which need not be
 -- the best of its system
 select unnest(arg_min(c, struct_pack(unfit := not fits,
                                      fleet := case when fits then coalesce(fleet_replicas * replica_gpus
                                                                            + fleet_prefill_gpus, 0) else 0 end,
                                      disagg := disagg,
-                                     cost := case when fits then -tokens_per_s else mem_per_gpu_gb end,
+                                     cost := case when fits then -tokens_per_s / (1.0 + coalesce(band_p90, 0.0))
+                                                  else mem_per_gpu_gb end,
                                      layout := layout)))
 from ranked c
 group by workload_id, platform_id, dtype, n_gpus, case_index, case when case_index is not null then scaleup_group end;
