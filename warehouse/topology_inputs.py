@@ -6,13 +6,14 @@ and no log (tests/warehouse/test_topology_inputs.py checks the SQL), so a write 
 only prices (most ingests, and every night whose catalog and benchmarks did not move) would
 recompute the same tables: about two thirds of a rebuild's time, and most of what the write's
 checkpoint then stores again. Their inputs are digested (every row of every table they may
-read, less the load's lineage stamps, and the SQL of the schema and of those models); an
-equal digest keeps their tables.
+read, less the load's lineage stamps and the assumptions they do not name, and the SQL of the
+schema and of those models); an equal digest keeps their tables.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 
 import duckdb
 
@@ -29,6 +30,10 @@ NOT_TOPOLOGY_PREFIXES = ("night_",)
 # Lineage stamped on every load: a reload of the same rows changes it, and no topology model reads it.
 NOT_TOPOLOGY_COLUMNS = frozenset({"run_id", "extracted_at"})
 DIGEST_TABLE = "topology_inputs"
+# The models read an assumption only as assume('name') (tests/warehouse/test_topology_inputs.py
+# checks it): a cost assumption (pue, ownership years, power price...) that no topology model
+# names moves no layout, so a what-if or decision that sets one keeps the layouts' tables.
+ASSUMED = re.compile(r"assume\('(\w+)'\)")
 
 
 def split(models: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -83,8 +88,11 @@ def _digest(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]], prese
         "and table_schema = 'main' and table_name in ? order by table_name, ordinal_position", [inputs]).fetchall():
         if column not in NOT_TOPOLOGY_COLUMNS:
             columns[table].append(column)
+    assumed = sorted({name for _name, sql in topology_models for name in ASSUMED.findall(sql)})
     for table in inputs:
         row = ", ".join(f'"{c}"' for c in columns[table])
-        rows, total = con.execute(f"select count(*), coalesce(sum(hash({row})::hugeint), 0) from {table}").fetchone()
+        where, params = ("where name in ?", [assumed]) if table == "assumption" else ("", [])
+        rows, total = con.execute(f"select count(*), coalesce(sum(hash({row})::hugeint), 0) from {table} {where}",
+                                  params).fetchone()
         hashed.update(f"{table}({','.join(columns[table])}):{rows}:{total};".encode())
     return hashed.hexdigest()

@@ -63,8 +63,23 @@ def test_a_reload_of_the_same_rows_keeps_them(toy):
     assert table_ids(toy) == before
 
 
+def test_a_cost_assumption_keeps_them_and_prices_as_a_full_rebuild_does(toy):
+    """Power price, PUE or ownership years move costs, not layouts: `gpucalc decide` or `whatif`
+    setting one recomputes only the priced models."""
+    before = table_ids(toy)
+    toy.execute("update assumption set value = value * 1.3 where name in ('pue', 'usd_per_kwh', 'ownership_years')")
+    rebuild_estimates(toy, "next", date(2026, 11, 30))
+    assert table_ids(toy) == before
+    kept = toy.execute(PRICED).fetchall()
+    toy.execute(f"drop table {topology_inputs.DIGEST_TABLE}")
+    rebuild_estimates(toy, "next", date(2026, 11, 30))
+    assert all(table_ids(toy)[name] != before[name] for name in KEPT)
+    assert toy.execute(PRICED).fetchall() == kept
+
+
 CHANGES = [
     "update assumption set value = value * 0.9 where name = 'memory_headroom'",
+    "update assumption set value = value * 1.5 where name = 'moe_imbalance'",
     "update stage_efficiency_default set factor = factor * 0.9",
     "update platform set max_nodes = max_nodes + 1",
     "update gpu set mem_bw_tbps = mem_bw_tbps * 0.9",
@@ -92,6 +107,10 @@ def test_the_topology_models_read_no_price_run_or_log():
         words = set(re.findall(r"\w+", code))
         assert not words & forbidden, (name, words & forbidden)
         assert not [w for w in words if w.startswith(topology_inputs.NOT_TOPOLOGY_PREFIXES)], name
+        # an assumption is read by name, as the digest takes it: assume('name'), nothing else
+        code = code.replace("macro assume(key) as (select value from assumption where name = key)", "")
+        assert "assumption" not in re.findall(r"\w+", code), name
+        assert len(re.findall(r"assume\(", code)) == len(topology_inputs.ASSUMED.findall(code)), name
 
 
 def test_every_table_a_load_writes_is_an_input_unless_listed(toy):
