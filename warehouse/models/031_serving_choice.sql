@@ -163,9 +163,9 @@ ranked as (
 -- its calibration (1 + band_p90): at 16 GPUs, two systems whose 8-GPU system was measured
 -- (±1.4%) against one replica spanning both at the documented efficiencies (±58%) are weighed
 -- by what each can be counted on for. Further ties go to the first layout by name, so the
--- same inputs always give the same choice. A case of `gpucalc predict` keeps the best of every scale-up group size: a
--- 1-GPU result can only stand for a layout whose replicas fit in one GPU, which need not be
--- the best of its system
+-- same inputs always give the same choice. A case of `gpucalc predict` keeps the best of
+-- every scale-up group size: a 1-GPU result can only stand for a layout whose replicas fit in
+-- one GPU, which need not be the best of its system
 select unnest(arg_min(c, struct_pack(unfit := not fits,
                                      fleet := case when fits then coalesce(fleet_replicas * replica_gpus
                                                                            + fleet_prefill_gpus, 0) else 0 end,

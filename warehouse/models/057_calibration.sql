@@ -8,5 +8,5 @@ select
     min(ratio) as min_ratio,
     max(ratio) as max_ratio
 from calibration_level
-where point_gpu not in (select gpu_id from holdout_gpu)
+anti join holdout_gpu h on h.gpu_id = point_gpu
 group by all;

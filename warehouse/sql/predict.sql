@@ -45,7 +45,7 @@ predicted as (
     left join served s on s.case_index = r.case_index and s.rank = 1
     left join calibration_choice k
       on k.workload_id = r.workload_id and k.platform_id = h.platform_id
-     and k.n_gpus = coalesce(serving_case_calibration_gpus(r.gpu_count, s.n_gpus), r.gpu_count)
+     and k.n_gpus = serving_case_calibration_gpus(r.gpu_count, s.n_gpus)  -- no served row: the case's count
      and (w.kind = 'serving' or m.fits)
     where r.case_index is not null
 )
