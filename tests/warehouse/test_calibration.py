@@ -196,6 +196,7 @@ def test_deployments_of_one_count_are_weighed_by_what_their_calibration_vouches_
     assert rows[16][:2] == [pytest.approx(rows[8][0], rel=1e-12), "measured"]
     assert rows[16][2].startswith("tp2 pp1 x8 replicas in 2 systems")
 
+
 def test_systems_side_by_side_rent_as_separate_instances_and_a_spanning_replica_does_not(offline_copy):
     """A provider whose 8-GPU H100 instances are not linked to each other can run 16 GPUs of
     Llama-2-70B Offline replicas (two instances, two systems), but not Llama-3.1-405B Server's
