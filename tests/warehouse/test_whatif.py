@@ -202,3 +202,17 @@ def test_a_serving_side_is_the_published_choice_that_meets_its_latency_limit():
     assert tpot_ms <= 40.0
     assert side.tokens_per_s == pytest.approx(tokens_per_s)
     assert side.layout.endswith(f"batch {batch}")
+
+
+def test_a_serving_side_of_whole_systems_serves_that_many_times_one():
+    """24 H100s on Llama-2-70B Offline are three 8-GPU systems full of replicas, which need no link
+    between them: three times the 8-GPU estimate, with its calibration ("measured": the bundled
+    16- and 32-GPU MLPerf results ran as such systems). No spanning layout reaches 24 GPUs, so
+    this count had no layout at all before."""
+    con = scratch_copy(None)
+    result = answer(con, "llama2-70b-offline", SideSpec.parse("hgx-h100-8:8"),
+                    [SideSpec.parse("hgx-h100-8:24")], run_date=today())
+    eight, twenty_four = result.baseline, result.comparisons[0].candidate
+    assert twenty_four.tokens_per_s == pytest.approx(3 * eight.tokens_per_s, rel=1e-12)
+    assert twenty_four.layout.startswith("tp2 pp1 x12 replicas in 3 systems")
+    assert eight.confidence == twenty_four.confidence == "measured"

@@ -75,9 +75,13 @@ best as (
     -- Replicas need no link between them, so k systems full of replicas serve k times one, at
     -- one system's factor and batch: MLPerf's 16- and 32-GPU results are 8-GPU systems side by
     -- side. They are offered at the larger GPU counts the platform's layouts already publish
-    -- (replicas spanning systems), where they are whole multiples of the system. A job with a
-    -- demand counts its replicas itself.
-    join (select distinct workload_id, platform_id, n_gpus from serving_layout) c using (workload_id, platform_id)
+    -- (replicas spanning systems) and at any count `gpucalc whatif` or `predict` asks about
+    -- (model_request, in their scratch copies), where they are whole multiples of the system.
+    -- A job with a demand counts its replicas itself.
+    join (select distinct workload_id, platform_id, n_gpus from serving_layout
+          union
+          select r.workload_id, p.platform_id, r.gpu_count from model_request r join platform_spec p using (gpu_id)
+         ) c using (workload_id, platform_id)
     where c.n_gpus = l.n_gpus
        or (c.n_gpus > l.n_gpus and c.n_gpus % l.n_gpus = 0 and l.replica_gpus <= l.gpus_per_node
            and coalesce(l.demand_tokens_per_s, 0) = 0)
