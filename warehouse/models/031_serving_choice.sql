@@ -78,7 +78,7 @@ best as (
     -- (replicas spanning systems) and at any count `gpucalc whatif` or `predict` asks about
     -- (model_request, in their scratch copies), where they are whole multiples of the system.
     -- A job with a demand counts its replicas itself.
-    join (select distinct workload_id, platform_id, n_gpus from serving_layout
+    join (select workload_id, platform_id, n_gpus from serving_layout
           union
           select r.workload_id, p.platform_id, r.gpu_count from model_request r join platform_spec p using (gpu_id)
          ) c using (workload_id, platform_id)

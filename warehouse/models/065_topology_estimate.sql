@@ -5,12 +5,14 @@
 -- and role pipelines scale their throughput by the factor here.
 create or replace table topology_estimate as
 with published as (
-    select t.*, c.factor as rate_factor
+    -- system_gpus: the GPUs whose calibration the estimate carries; k serving systems side by
+    -- side carry one system's (serving_choice's `systems`)
+    select t.*, c.factor as rate_factor, t.n_gpus as system_gpus
     from topology_raw t
     join calibration_choice c using (workload_id, platform_id, gpu_id, n_gpus)
     where t.kind <> 'serving'
     union all by name
-    select s.* exclude (case_index), 1.0 as rate_factor
+    select s.* exclude (case_index), 1.0 as rate_factor, s.n_gpus // s.systems as system_gpus
     from topology_serving_calibrated s
     where s.case_index is null
 ),
@@ -25,7 +27,7 @@ sized as (
         -- which need no link between them (serving_choice's `systems`)
         -- (the fleet as serving_choice sized it: fleet_replicas, fleet_prefill_gpus)
         case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then t.replica_gpus
-             else t.n_gpus // coalesce(t.systems, 1) end as unit_gpus,
+             else t.system_gpus end as unit_gpus,
         case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then coalesce(t.fleet_replicas, 1)
              else coalesce(t.systems, 1) end as deployments,
         case when w.demand_tokens_per_s > 0 and t.kind = 'serving' then w.demand_tokens_per_s
@@ -80,10 +82,9 @@ select
     t.total_tokens
 from sized t
 join platform_spec p on p.platform_id = t.platform_id
--- k systems side by side carry the calibration of one (serving_choice)
 join calibration_choice c
   on c.workload_id = t.workload_id and c.platform_id = t.platform_id and c.gpu_id = t.gpu_id
- and c.n_gpus = t.n_gpus // coalesce(t.systems, 1)
+ and c.n_gpus = t.system_gpus
 left join error_band b on b.kind = t.kind and b.level = c.level
 -- GPU counts beyond what a platform scales to are modelled only to compare with benchmarks
 where t.n_gpus <= p.gpus_per_node * p.max_nodes;
