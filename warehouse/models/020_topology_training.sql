@@ -161,7 +161,8 @@ stepped as (
         -- TP communication overlap, ring attention), so the slowest of the three sets the pace
         greatest(t_compute_s, t_memory_s, t_tp_s + t_cp_s) as t_core_s,
         -- half of the backward pass can hide the gradient all-reduce
-        greatest(0.0, t_dp_s - 0.5 * t_compute_s) as t_dp_exposed_s
+        greatest(0.0, t_dp_s - 0.5 * t_compute_s) as t_dp_exposed_s,
+        t_tp_s + t_cp_s + t_pp_s as t_parallel_comm_s
     from variants
 )
 select
@@ -175,16 +176,10 @@ select
     greatest(0.0, t_tp_s + t_cp_s - greatest(t_compute_s, t_memory_s)) + t_pp_s + t_dp_exposed_s as t_comm_s,
     t_core_s / (1 - bubble) - t_core_s as t_bubble_s,
     t_core_s / (1 - bubble) + t_pp_s + t_dp_exposed_s as t_step_s,
-    case greatest(t_compute_s, t_memory_s, t_tp_s + t_cp_s + t_pp_s, t_dp_exposed_s,
-                  t_core_s * bubble / (1 - bubble))
-        when t_compute_s then 'compute'
-        when t_memory_s then 'memory bandwidth'
-        when t_tp_s + t_cp_s + t_pp_s then (case when tp > scaleup_domain_gpus then 'PCIe communication'
-                                                 when tp * cp * pp > scaleup_domain_gpus then 'network communication'
-                                                 else 'scale-up communication' end)
-        when t_dp_exposed_s then (case when n <= scaleup_domain_gpus then 'scale-up communication'
-                                       else 'network communication' end)
-        else 'pipeline bubble' end as bottleneck,
+    training_bottleneck(t_compute_s, t_memory_s, t_parallel_comm_s, t_dp_exposed_s, t_bubble_s,
+                        tp, cp, pp, n, scaleup_domain_gpus) as bottleneck,
+    -- what the bottleneck is judged on, for training_option to name its winners' alone
+    t_parallel_comm_s, t_dp_exposed_s, scaleup_domain_gpus,
     mem_per_gpu_gb,
     capacity_gb as mem_capacity_gb,
     mem_per_gpu_gb <= capacity_gb as fits,

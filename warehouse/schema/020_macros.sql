@@ -54,6 +54,21 @@ create or replace macro training_layout(tp, cp, pp, vp, dp, global_batch, recomp
         || ', batch ' || cast(round(global_batch) as bigint) || ', '
         || recompute || ' recompute' || case when sharding = 'fsdp' then ', fsdp' else '' end;
 
+-- What limits a training step: the largest of its parts (compute, memory, the tensor, context
+-- and pipeline transfers, the exposed gradient sync, the pipeline bubble); a transfer is named
+-- by the link it crosses. The first on a tie, in that order.
+create or replace macro training_bottleneck(t_compute_s, t_memory_s, t_parallel_comm_s, t_dp_exposed_s, t_bubble_s,
+                                            tp, cp, pp, n_gpus, scaleup_domain_gpus) as
+    case greatest(t_compute_s, t_memory_s, t_parallel_comm_s, t_dp_exposed_s, t_bubble_s)
+        when t_compute_s then 'compute'
+        when t_memory_s then 'memory bandwidth'
+        when t_parallel_comm_s then (case when tp > scaleup_domain_gpus then 'PCIe communication'
+                                          when tp * cp * pp > scaleup_domain_gpus then 'network communication'
+                                          else 'scale-up communication' end)
+        when t_dp_exposed_s then (case when n_gpus <= scaleup_domain_gpus then 'scale-up communication'
+                                       else 'network communication' end)
+        else 'pipeline bubble' end;
+
 -- Whether a serving layout deployed on n_gpus can stand for a result measured (or asked
 -- about) on gpu_count GPUs: systems full of replicas (a 16-GPU result is two 8-GPU systems),
 -- each replica's scale-up group inside the case's GPUs.
