@@ -235,3 +235,28 @@ def test_equal_training_times_take_zero1_before_fsdp_then_the_least_parallelism(
     fsdp = "tp8 pp1 dp128, batch 1152, selective recompute, fsdp"
     assert rates[zero1] == rates[fsdp] == max(rates.values())
     assert chosen == zero1
+
+
+def test_each_training_winner_is_its_layouts_row_bottleneck_included(offline_data):
+    """training_option ranks on numbers and names the winners' bottleneck itself
+    (training_bottleneck): every row it publishes is its layout's row of topology_training, on
+    every column the two share."""
+    import duckdb
+
+    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
+    try:
+        shared = [c for (c,) in con.execute(
+            """select column_name from information_schema.columns where table_name = 'training_option'
+               and column_name in (select column_name from information_schema.columns
+                                   where table_name = 'topology_training')""").fetchall()]
+        columns = ", ".join(shared)
+        published, unmatched = con.execute(f"""
+            select (select count(*) from training_option),
+                   (select count(*) from (select {columns} from training_option
+                                          except all select {columns} from topology_training))""").fetchone()
+        bottlenecks = {b for (b,) in con.execute("select distinct bottleneck from training_option").fetchall()}
+    finally:
+        con.close()
+    assert "bottleneck" in shared and len(shared) == 31
+    assert published > 1000 and unmatched == 0
+    assert len(bottlenecks) >= 3  # the winners are told apart, not given one name
