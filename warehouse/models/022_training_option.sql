@@ -5,9 +5,9 @@
 -- no context parallelism, the fewest pipeline stages, no interleaving. Ranked on numbers, and
 -- without the layout's name (topology_candidate names the winners): the 10M-estimate bench
 -- ranks about two million training layouts here, so the ranking carries only what varies with
--- the layout, and the winners alone are told their bottleneck (a string per layout costs
--- ~0.4 s there). What is the same for every layout of the group (the platform's, the job's)
--- is taken once per group.
+-- the layout, and the winners alone are told their bottleneck (carrying each layout's whole
+-- row and naming its bottleneck cost ~0.4 s more there). What is the same for every layout of
+-- the group (the platform's, the job's) is taken once per group.
 create or replace table training_option as
 with ranked as (
     select
