@@ -60,11 +60,11 @@ class SourceLoad:
 def parse_kept(source: str, raw_dir: Path, day: date) -> SourceLoad:
     """Parse every payload kept for a source on a day; no payload parses -> failed."""
     kept = raw_store.kept_day(raw_dir, source, day)
-    changed = [(k, k.changed_since_kept()) for k in kept]
-    intact = [k for k, why in changed if why is None]
+    checked = [(k, k.changed_since_kept()) for k in kept]
+    intact = [k for k, why in checked if why is None]
     # a payload whose bytes are no longer those kept is evidence changed after the fact: its
     # own problem, like a payload that does not parse (the others load)
-    problems = [(raw_store.payload_id(source, day, k.name), why) for k, why in changed if why is not None]
+    problems = [(raw_store.payload_id(source, day, k.name), why) for k, why in checked if why is not None]
     result = parse_payloads(source, [raw_store.as_payload(k) for k in intact], day) if intact or not kept else None
     parsed, window = (result.parsed, result.window) if result else (None, [])
     problems += result.problems if result else []
