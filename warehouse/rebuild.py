@@ -7,7 +7,7 @@ from datetime import date
 
 import duckdb
 
-from warehouse import topology_inputs
+from warehouse import topology_cache, topology_inputs
 from warehouse.db import defined_by, model_files, objects, transaction
 
 
@@ -15,7 +15,8 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
     """Recompute calibration, topologies and estimates for `run_date`; return row counts.
 
     The topology models keep last rebuild's tables when none of their inputs changed
-    (warehouse/topology_inputs.py); everything from the prices on is computed every time, but
+    (warehouse/topology_inputs.py), or copy those another rebuild computed from the same inputs
+    (warehouse/topology_cache.py); everything from the prices on is computed every time, but
     the report snapshots only on a night that keeps one.
     """
     models = model_files()
@@ -30,7 +31,9 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
         present = _drop_changed_kinds(con, models)
         wanted, keep = topology_inputs.check(con, models, present)
         if not keep:
-            _run(con, topology)
+            if not topology_cache.restore(con, wanted, topology):
+                _run(con, topology)
+                topology_cache.keep(con, wanted, topology)
             topology_inputs.remember(con, wanted)
         estimates, snapshots = _split_snapshots(priced)
         _run(con, estimates)
