@@ -122,18 +122,25 @@ def _sql_for_a_type(entry):
     path.write_text(json.dumps(manifest))
 
 
-@pytest.mark.parametrize("damage", [_truncated, _another_schema, _no_manifest, _sql_for_a_type])
-def test_a_damaged_entry_is_a_miss_and_the_rebuild_computes(kept, cache_copy, monkeypatch, damage):
-    damage(cache_copy)
+def test_a_damaged_entry_is_a_miss_and_the_rebuild_computes(kept, cache_copy, monkeypatch):
+    _truncated(cache_copy)
     con = toy()
     assert rebuilt(con, monkeypatch)
     assert contents(con) == kept[3]
 
 
+@pytest.mark.parametrize("damage", [_another_schema, _no_manifest, _sql_for_a_type])
+def test_an_entry_that_does_not_read_back_as_written_copies_nothing(kept, cache_copy, damage):
+    damage(cache_copy)
+    con = db.connect(":memory:")
+    assert not topology_cache.restore(con, kept[2], TOPOLOGY)
+    assert "case_layout" not in db.objects(con) and "gpu" in db.objects(con)
+
+
 def test_no_cache_keeps_nothing_and_copies_nothing(kept, monkeypatch, tmp_path):
     monkeypatch.setenv("GPUCALC_CACHE_DIR", "off")
     monkeypatch.setenv("HOME", str(tmp_path))  # where a default cache would go
-    con = toy()
+    con = db.connect(":memory:")
     assert not topology_cache.restore(con, kept[2], TOPOLOGY)
     topology_cache.keep(con, kept[2], TOPOLOGY)
     assert not list(tmp_path.iterdir())
