@@ -4,6 +4,7 @@ Each builds and recomputes warehouses several times the bundled one's size: `mak
 """
 
 import json
+import os
 
 import pytest
 from typer.testing import CliRunner
@@ -13,8 +14,13 @@ from warehouse.bench import run_bench
 
 
 @pytest.mark.slow
-def test_bench_produces_about_the_rows_asked_for_and_reports_rates(tmp_path):
+def test_bench_produces_about_the_rows_asked_for_and_reports_rates(tmp_path, monkeypatch):
+    users_cache = tmp_path.parent / f"{tmp_path.name}-cache"
+    monkeypatch.setenv("GPUCALC_CACHE_DIR", str(users_cache))
     figures = run_bench(20_000, workdir=tmp_path)
+    # layouts neither copied from nor kept in the user's cache: another bench of the same N
+    # would copy them back instead of computing them
+    assert not users_cache.exists() and os.environ["GPUCALC_CACHE_DIR"] == str(users_cache)
     assert isinstance(figures, dict)
     assert figures["rows"] == figures["counts"]["estimate"]
     # the count is predicted from a recompute of the unscaled warehouse, quote by quote
