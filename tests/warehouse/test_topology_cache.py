@@ -12,13 +12,9 @@ import pyarrow as pa
 import pytest
 from pyarrow import feather
 
-from sources.base import Parsed
-from tests.warehouse.test_decisions import _quote
-from tests.warehouse.test_serving_physics import _catalog
-from tests.warehouse.toy_catalog import benchmark, benchmark_frame
+from tests.warehouse.test_topology_inputs import toy_warehouse
 from warehouse import db, rebuild, topology_cache, topology_inputs
-from warehouse.load import RunContext, load_benchmarks
-from warehouse.reference_load import load_reference
+from warehouse.load import RunContext
 
 RUN = RunContext.new("topology-cache", date(2026, 11, 29))
 TOPOLOGY, _PRICED = topology_inputs.split(db.model_files())
@@ -26,13 +22,7 @@ VIEWS = [name for kind, name in db.defined_by(TOPOLOGY) if kind == "view"]
 
 
 def toy():
-    con = db.connect(":memory:")
-    load_reference(con, _catalog(), RUN)
-    _quote(con, "toy.1", 1, 0.4, "on_demand")
-    row = benchmark(benchmark="moe-offline", workload_id="moe-offline", scenario="Offline", value=20000.0,
-                    gpu_count=4)
-    load_benchmarks(con, "test", Parsed(benchmark_frame([row])), RUN, ["test/2026-11-29/runs.csv"])
-    return con
+    return toy_warehouse(RUN)
 
 
 def rebuilt(con, monkeypatch) -> bool:

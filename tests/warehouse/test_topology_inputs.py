@@ -21,15 +21,21 @@ KEPT = ("topology_serving_calibrated", "topology_option", "calibration_choice") 
 PRICED = "select * exclude (run_id) from estimate_best order by all"
 
 
-@pytest.fixture(scope="module")
-def toy():
-    """One toy warehouse for the module: each test leaves it rebuilt from what it holds."""
+def toy_warehouse(run: RunContext = RUN):
+    """The toy catalog, one quote and one measurement, loaded and not yet rebuilt."""
     con = db.connect(":memory:")
-    load_reference(con, _catalog(), RUN)
+    load_reference(con, _catalog(), run)
     _quote(con, "toy.1", 1, 0.4, "on_demand")
     row = benchmark(benchmark="moe-offline", workload_id="moe-offline", scenario="Offline", value=20000.0,
                     gpu_count=4)
-    load_benchmarks(con, "test", Parsed(benchmark_frame([row])), RUN, ["test/2026-11-29/runs.csv"])
+    load_benchmarks(con, "test", Parsed(benchmark_frame([row])), run, ["test/2026-11-29/runs.csv"])
+    return con
+
+
+@pytest.fixture(scope="module")
+def toy():
+    """One toy warehouse for the module: each test leaves it rebuilt from what it holds."""
+    con = toy_warehouse()
     rebuild_estimates(con, RUN.run_id, RUN.run_date)
     yield con
     con.close()
