@@ -6,8 +6,8 @@ chart PNGs (reports/chart_png.py; ~0.25 s each, ~25 per report), report pages' H
 (reports/html.py; ~1.8 s a bundled report, most pages the same night to night) and the topology
 models' tables (warehouse/topology_cache.py; a folder of files per entry). The caller's
 key covers the inputs and the code that turns them into the result, so an entry is valid wherever it is
-found: for any warehouse, any night. One file per entry in `settings.cache_dir()/<kind>/`,
-written atomically; a missing or unreadable entry is a miss and its caller recomputes (and
+found: for any warehouse, any night. One file per entry in `settings.cache_dir()/<kind>/` (the
+layouts' tables: one folder), written atomically; a missing or unreadable entry is a miss and its caller recomputes (and
 checks what it read). Entries unused for KEEP_DAYS are deleted when a new one is written.
 """
 

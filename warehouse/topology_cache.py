@@ -11,7 +11,7 @@ defining the views takes 0.15 s, and the whole rebuild 0.34 s instead of 0.9 s.
 An entry is a folder: one Arrow IPC file per table and `manifest.json`, which names the tables
 in the order the models make them, each column's DuckDB type (the copy is cast back to it) and
 the Arrow schema as written. An entry whose files do not read back as written is a miss, found
-before anything is written, so a damaged cache costs a recompute and never a rebuild.
+before anything is written, so a damaged cache costs a recompute and never fails a rebuild.
 """
 
 from __future__ import annotations
