@@ -4,7 +4,6 @@ different inputs, a damaged entry or no cache at all compute them."""
 
 import json
 import math
-import os
 import shutil
 from datetime import date
 
@@ -19,10 +18,6 @@ from warehouse.load import RunContext
 RUN = RunContext.new("topology-cache", date(2026, 11, 29))
 TOPOLOGY, _PRICED = topology_inputs.split(db.model_files())
 VIEWS = [name for kind, name in db.defined_by(TOPOLOGY) if kind == "view"]
-
-
-def toy():
-    return toy_warehouse(RUN)
 
 
 def rebuilt(con, monkeypatch) -> bool:
@@ -50,16 +45,13 @@ def contents(con) -> dict[str, tuple]:
 def kept(tmp_path_factory):
     """A cache holding the toy's topology tables, and what computing them gave."""
     folder = tmp_path_factory.mktemp("topology-cache")
-    before = os.environ.get("GPUCALC_CACHE_DIR")
-    os.environ["GPUCALC_CACHE_DIR"] = str(folder)
-    try:
-        con = toy()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GPUCALC_CACHE_DIR", str(folder))
+        con = toy_warehouse(RUN)
         rebuild.rebuild_estimates(con, RUN.run_id, RUN.run_date)
         digest, _ = topology_inputs.check(con, db.model_files())
         computed = contents(con)
         con.close()
-    finally:
-        os.environ.pop("GPUCALC_CACHE_DIR") if before is None else os.environ.update(GPUCALC_CACHE_DIR=before)
     (entry,) = (folder / topology_cache.KIND).iterdir()
     return folder, entry, digest, computed
 
@@ -77,7 +69,7 @@ def cache_copy(kept, tmp_path, monkeypatch):
 def test_another_warehouse_with_the_same_inputs_copies_every_row_computing_gives(kept, cache_copy, monkeypatch):
     assert {p.name for p in cache_copy.iterdir()} == (
         {f"{t}.arrow" for t in topology_cache._tables(TOPOLOGY)} | {topology_cache.MANIFEST})
-    con = toy()
+    con = toy_warehouse(RUN)
     assert not rebuilt(con, monkeypatch)
     assert contents(con) == kept[3]
     # and remembers the inputs, as a computing rebuild does: the next rebuild keeps the tables
@@ -85,7 +77,7 @@ def test_another_warehouse_with_the_same_inputs_copies_every_row_computing_gives
 
 
 def test_another_warehouse_with_other_inputs_computes_them(kept, cache_copy, monkeypatch):
-    con = toy()
+    con = toy_warehouse(RUN)
     con.execute("update gpu set mem_bw_tbps = mem_bw_tbps * 0.9")
     assert rebuilt(con, monkeypatch)
     assert contents(con) != kept[3]
@@ -114,7 +106,7 @@ def _sql_for_a_type(entry):
 
 def test_a_damaged_entry_is_a_miss_and_the_rebuild_computes(kept, cache_copy, monkeypatch):
     _truncated(cache_copy)
-    con = toy()
+    con = toy_warehouse(RUN)
     assert rebuilt(con, monkeypatch)
     assert contents(con) == kept[3]
 
