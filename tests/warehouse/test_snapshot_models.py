@@ -35,3 +35,21 @@ def test_a_rebuild_that_keeps_no_snapshot_still_makes_the_tables_then_leaves_the
         assert con.execute("select run_id from night_run").fetchall() == [("night-1",)]
     finally:
         con.close()
+
+
+def test_the_guard_and_the_nights_date_are_the_rebuilds_own_and_no_other_sessions(tmp_path):
+    path = str(tmp_path / "warehouse.duckdb")
+    con = db.connect(path)
+    try:
+        con.execute("insert into run_log (run_id, run_date, mode, status) values ('night-1', ?, 'offline', 'running')",
+                    [DAY])
+        rebuild_estimates(con, "night-1", DAY)
+        assert con.execute("select run_id, run_date from night_run").fetchall() == [("night-1", DAY)]
+        assert con.execute("select night_snapshot_wanted()").fetchone() == (True,)
+    finally:
+        con.close()
+    reader = db.connect(path, read_only=True)
+    try:  # the macros are stored with the warehouse; the answers they read are the rebuild's session's
+        assert reader.execute("select night_snapshot_wanted(), night_run_date()").fetchone() == (False, None)
+    finally:
+        reader.close()

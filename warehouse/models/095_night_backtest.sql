@@ -22,11 +22,11 @@ create table if not exists night_backtest (
     source_row bigint
 );
 
-delete from night_backtest where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_backtest where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_backtest by name
 select
-    (select run_date from run_context) as run_date,
-    (select run_id from run_context) as run_id,
+    night_run_date() as run_date,
+    night_run_id() as run_id,
     workload_id, kind, gpu_id, platform_id, gpu_count, submitter, system, round, measured_at,
     measured_per_gpu, model_per_gpu, loao_factor, loao_predicted_per_gpu, loao_ape, default_ape,
     source, source_ref, source_row

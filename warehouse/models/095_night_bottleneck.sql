@@ -9,11 +9,11 @@ create table if not exists night_bottleneck (
     topologies bigint
 );
 
-delete from night_bottleneck where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_bottleneck where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_bottleneck by name
 select
-    (select run_date from run_context) as run_date,
-    (select run_id from run_context) as run_id,
+    night_run_date() as run_date,
+    night_run_id() as run_id,
     platform_id, gpu_id, bottleneck, count(*) as topologies
 from topology_estimate
 where fits and night_snapshot_wanted()

@@ -16,11 +16,11 @@ create table if not exists night_calibration (
 -- calibration is chosen per GPU count: "measured" holds only at the count that was measured
 alter table night_calibration add column if not exists n_gpus integer;
 
-delete from night_calibration where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_calibration where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_calibration by name
 select
-    (select run_date from run_context) as run_date,
-    (select run_id from run_context) as run_id,
+    night_run_date() as run_date,
+    night_run_id() as run_id,
     workload_id, platform_id, gpu_id, n_gpus, level, factor, basis, points, confidence
 from calibration_choice
 where night_snapshot_wanted();

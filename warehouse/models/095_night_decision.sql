@@ -41,8 +41,8 @@ alter table night_decision add column if not exists unit_gpus integer;
 alter table night_decision add column if not exists deployments integer;
 alter table night_decision add column if not exists fleet_utilization double;
 
-delete from night_decision where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_decision where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_decision by name
-select (select run_date from run_context) as run_date, (select run_id from run_context) as run_id, d.*
+select night_run_date() as run_date, night_run_id() as run_id, d.*
 from decision d
 where night_snapshot_wanted();

@@ -12,11 +12,11 @@ create table if not exists night_error_band (
 
 alter table night_error_band add column if not exists level integer;  -- 0 default, 1 measured, 2-8 calibrated
 
-delete from night_error_band where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_error_band where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_error_band by name
 select
-    (select run_date from run_context) as run_date,
-    (select run_id from run_context) as run_id,
+    night_run_date() as run_date,
+    night_run_id() as run_id,
     kind, level, confidence, error_p50, error_p90, points, basis
 from error_band
 where night_snapshot_wanted();

@@ -59,14 +59,14 @@ alter table night_option add column if not exists fleet_gpus integer;
 alter table night_option add column if not exists fleet_utilization double;
 alter table night_option add column if not exists purpose varchar;
 
-delete from night_option where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_option where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_option by name
 with best as (
     select * from estimate_best where night_snapshot_wanted()
 )
 select
-    (select run_date from run_context) as run_date,
-    (select run_id from run_context) as run_id,
+    night_run_date() as run_date,
+    night_run_id() as run_id,
     b.workload_id, b.kind, b.platform_id, b.gpu_id, b.n_gpus, b.nodes, b.layout,
     t.tp, t.pp, t.dp, t.batch, t.producers, t.consumers, b.run_dtype, b.bottleneck,
     b.tokens_per_s, b.token_unit, b.time_to_finish_h, b.gpu_hours, b.energy_kwh, b.mem_per_gpu_gb, b.mem_capacity_gb,
@@ -76,9 +76,10 @@ select
     b.confidence, t.calibration_level, b.calibration_basis, b.calibration_factor, b.error_p50, b.error_p90,
     p.workload_id is not null as on_frontier,
     b.basis_note, b.capacity_note, b.demand_tokens_per_s, b.deployments, b.fleet_gpus, b.fleet_utilization,
-    coalesce(w.purpose, 'job') as purpose
+    -- looked up per row rather than joined: the planner would hash this night's options, not
+    -- the workloads (0.12 s at the 10M-estimate bench)
+    coalesce((select w.purpose from workload w where w.workload_id = b.workload_id), 'job') as purpose
 from best b
-join workload w on w.workload_id = b.workload_id
 join topology_estimate t
   on t.workload_id = b.workload_id and t.platform_id = b.platform_id and t.n_gpus = b.n_gpus
 left join pareto p

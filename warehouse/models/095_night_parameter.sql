@@ -11,14 +11,14 @@ create table if not exists night_parameter (
     source varchar
 );
 
-delete from night_parameter where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_parameter where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_parameter by name
 with efficiency as (
     unpivot efficiency_default on columns(* exclude (family, source)) into name name value value
 )
 select
-    (select run_date from run_context) as run_date,
-    (select run_id from run_context) as run_id,
+    night_run_date() as run_date,
+    night_run_id() as run_id,
     scope, subject, name, value, unit, source
 from (
     select 'efficiency' as scope, family as subject, name, value, null as unit, source from efficiency

@@ -21,7 +21,7 @@ create table if not exists night_price_point (
     source_ref varchar
 );
 
-delete from night_price_point where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_price_point where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_price_point by name
 with tonight as (  -- one row per quote and observed day: the latest load of it, as latest_price picks
     select {source: source, provider: provider, region: region, zone: zone, instance_type: instance_type,
@@ -29,7 +29,7 @@ with tonight as (  -- one row per quote and observed day: the latest load of it,
            arg_max({gpu: gpu, gpus_per_instance: gpus_per_instance, usd_per_instance_hour: usd_per_instance_hour,
                     usd_per_gpu_hour: usd_per_gpu_hour, source_ref: source_ref}, extracted_at) as price
     from price_quote
-    where observed_at <= (select run_date from run_context) and night_snapshot_wanted()
+    where observed_at <= night_run_date() and night_snapshot_wanted()
     group by all
 ),
 known as (  -- what the earlier nights knew
@@ -38,7 +38,7 @@ known as (  -- what the earlier nights knew
            arg_max({gpu: gpu, gpus_per_instance: gpus_per_instance, usd_per_instance_hour: usd_per_instance_hour,
                     usd_per_gpu_hour: usd_per_gpu_hour, source_ref: source_ref}, run_date) as price
     from night_price_point
-    where run_date < (select run_date from run_context) and night_snapshot_wanted()
+    where run_date < night_run_date() and night_snapshot_wanted()
     group by all
 ),
 changed as (
@@ -53,8 +53,8 @@ changed as (
       and not (t.quote is null and k.price.usd_per_gpu_hour is null)  -- gone, and already recorded so
 )
 select
-    (select run_date from run_context) as run_date,
-    (select run_id from run_context) as run_id,
+    night_run_date() as run_date,
+    night_run_id() as run_id,
     unnest(quote),
     unnest(price)
 from changed;

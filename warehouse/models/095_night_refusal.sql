@@ -15,15 +15,15 @@ create table if not exists night_refusal (
     fits_from_gpus integer    -- smallest GPU count of this platform that fits; null: none does
 );
 
-delete from night_refusal where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_refusal where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_refusal by name
 with fitting as (
     select workload_id, platform_id, min(n_gpus) as fits_from_gpus
     from topology_estimate where fits group by all
 )
 select
-    (select run_date from run_context) as run_date,
-    (select run_id from run_context) as run_id,
+    night_run_date() as run_date,
+    night_run_id() as run_id,
     t.workload_id, t.platform_id, t.gpu_id, t.kind, t.n_gpus, t.mem_per_gpu_gb, t.mem_capacity_gb, t.refusal,
     -- the serving model words a latency refusal with the limits it misses (031_serving_choice.sql)
     case when t.refusal ilike '%TTFT%' or t.refusal ilike '%TPOT%' or t.refusal ilike '%latency%' then 'latency'

@@ -12,16 +12,16 @@ create table if not exists night_rejected (
     example varchar       -- the first detail in sort order
 );
 
-delete from night_rejected where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_rejected where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_rejected by name
 select
-    (select run_date from run_context) as run_date,
-    (select run_id from run_context) as run_id,
+    night_run_date() as run_date,
+    night_run_id() as run_id,
     source, target_table, rule,
     case when rule = 'unknown_gpu' then json_extract_string(row_json, '$.gpu_name') end as gpu_name,
     count(*) as rows,
     count(distinct (payload, source_row)) as source_rows,
     min(detail) as example
 from rejected_row
-where run_id = (select run_id from run_context) and night_snapshot_wanted()
+where run_id = night_run_id() and night_snapshot_wanted()
 group by all;

@@ -4,6 +4,6 @@ create table if not exists night_run (
     run_id varchar
 );
 
-delete from night_run where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_run where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_run by name
 select run_date, run_id from run_context where night_snapshot_wanted();

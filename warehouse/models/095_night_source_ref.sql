@@ -12,7 +12,7 @@ create table if not exists night_source_ref (
     last_date date
 );
 
-delete from night_source_ref where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_source_ref where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_source_ref by name
 with catalog as (
     select 'gpu' as tbl, source from gpu
@@ -30,7 +30,7 @@ catalog_refs as (
 refs as (
     select 'price_quote' as input, source, source_ref, count(*) as rows,
            min(observed_at) as first_date, max(observed_at) as last_date
-    from price_quote where observed_at <= (select run_date from run_context)
+    from price_quote where observed_at <= night_run_date()
     group by all
     union all
     select 'benchmark_result', source, source_ref, count(*), min(measured_at), max(measured_at)
@@ -40,8 +40,8 @@ refs as (
     from catalog_refs where ref <> '' group by all
 )
 select
-    (select run_date from run_context) as run_date,
-    (select run_id from run_context) as run_id,
+    night_run_date() as run_date,
+    night_run_id() as run_id,
     input, source, source_ref, rows, first_date, last_date
 from refs
 where night_snapshot_wanted();

@@ -21,15 +21,15 @@ create table if not exists night_workload (
 alter table night_workload add column if not exists purpose varchar;            -- job | benchmark
 alter table night_workload add column if not exists demand_tokens_per_s double;
 
-delete from night_workload where night_snapshot_wanted() and run_date = (select run_date from run_context);
+delete from night_workload where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_workload by name
 with api as (
     select * from api_baseline
     qualify row_number() over (partition by workload_id order by api_usd_per_mtok_output, provider) = 1
 )
 select
-    (select run_date from run_context) as run_date,
-    (select run_id from run_context) as run_id,
+    night_run_date() as run_date,
+    night_run_id() as run_id,
     w.workload_id, w.name, w.kind, w.model_id, w.dtype, w.scenario, w.token_unit, w.total_tokens,
     coalesce(w.purpose, 'job') as purpose, w.demand_tokens_per_s,
     a.provider as api_provider, a.api_usd_per_mtok_output, a.self_hosted_usd_per_mtok,

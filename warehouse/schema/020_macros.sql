@@ -47,6 +47,11 @@ create or replace macro experts_touched_fraction(experts, experts_active, b) as
     case when coalesce(experts, 0) <= 1 then 1.0
          else 1.0 - pow(1.0 - experts_active / experts, b) end;
 
+-- A training layout's recompute policy and data-parallel sharding by name (training_layout
+-- carries them as booleans: cheaper to rank two million of).
+create or replace macro recompute_policy(full_recompute) as case when full_recompute then 'full' else 'selective' end;
+create or replace macro sharding_policy(fsdp) as case when fsdp then 'fsdp' else 'zero1' end;
+
 -- A training layout's name, e.g. 'tp2 cp2 pp4 vp2 dp8, batch 256, selective recompute, fsdp'.
 create or replace macro training_layout(tp, cp, pp, vp, dp, global_batch, recompute, sharding) as
     'tp' || tp || case when cp > 1 then ' cp' || cp else '' end || ' pp' || pp

@@ -1,46 +1,20 @@
--- topology_training: pretraining and full or LoRA fine-tuning on every GPU count, as every
--- tensor x context x pipeline (x interleaved stages) x data-parallel split, recompute policy
--- and data-parallel sharding (ZeRO-1, or FSDP/ZeRO-3), with per-step compute, memory and
--- communication time. A step is one global batch of sequences; a micro-batch is one sequence.
+-- training_layout: pretraining and full or LoRA fine-tuning (training_job) on every GPU count,
+-- as every tensor x context x pipeline (x interleaved stages) x data-parallel split, recompute
+-- policy (full_recompute) and data-parallel sharding (fsdp: FSDP/ZeRO-3, else ZeRO-1), with
+-- per-step compute, memory and communication time. A step is one global batch of sequences; a
+-- micro-batch is one sequence. Numbers only, keyed by job_id: training_option ranks these rows
+-- (about two million at the 10M-estimate bench) and topology_training names them.
 --
 -- The global batch: a job with MLPerf reference convergence points (`convergence`) may grow
 -- its batch with data parallelism, as submitters do (LoRA: 8 sequences on one node, 128 on
 -- 1,024 GPUs), but needs more samples to converge at a larger batch (interpolated log-log
 -- between the reference points, never beyond the largest). Other jobs keep their batch.
-create or replace view topology_training as
-with facts as (
-    -- everything about a training workload on a platform in a precision that does not depend on
-    -- its layout, joined once (not once per layout: about a million at the 10M-estimate bench)
+create or replace view training_layout as
+with layouts as (
     select
-        w.workload_id, p.platform_id, pw.dtype,
-        w.kind, w.seq_len, w.hidden, w.layers, w.attn_layers, w.kv_dim_per_layer,
-        w.params_total_b, w.params_active_b, w.global_batch_seqs, w.total_tokens as workload_tokens,
-        k.max_batch,
-        p.gpu_id, p.gpus_per_node, p.scaleup_domain_gpus, p.memory_usable_gb, p.mem_bw_tbps, p.mem_eff,
-        p.node_power_kw, p.scaleup_gbs, p.scaleup_eff, p.scaleup_hop_s, p.host_gbs, p.host_eff, p.host_hop_s,
-        p.network_gbs, p.network_eff, p.network_hop_s,
-        pw.run_dtype, pw.peak_tflops,
-        -- a kind with no stage row runs at the plain GEMM efficiency
-        pw.gemm_eff * coalesce(s.factor, 1.0) as compute_eff,
-        train_flops_per_token(w.params_active_b, w.attn_layers, w.q_heads, w.head_dim, w.seq_len, w.kind)
-            as model_flops_per_token,
-        -- trainable share: MLPerf's LoRA adapts the attention projections at rank 16: 80 layers x
-        -- 16 x (8192 + 10240 + 8192 + 8192) = 45 M of Llama-2-70B's 69 B parameters
-        case when w.kind = 'finetune_lora' then 0.00065 else 1.0 end as trainable_share,
-        -- frozen weights are read in the forward and the data-gradient pass only
-        case when w.kind = 'finetune_lora' then 2.0 else 3.0 end as weight_passes
-    from workload_spec w
-    cross join platform_spec p
-    join platform_workload pw using (platform_id, workload_id)
-    left join stage_efficiency_default s on s.stage = w.kind
-    left join (select workload_id, max(global_batch_seqs) as max_batch from convergence group by all) k
-      using (workload_id)
-    where w.kind in ('pretrain', 'finetune_lora', 'finetune_full')
-),
-layouts as (
-    select
-        f.*, o.n, tp.tp, cp.cp, pp.pp, vp.vp, o.n // (tp.tp * cp.cp * pp.pp) as dp
-    from facts f
+        f.job_id, o.n, tp.tp, cp.cp, pp.pp, vp.vp, o.n // (tp.tp * cp.cp * pp.pp) as dp,
+        f.global_batch_seqs, f.max_batch
+    from training_job f
     join gpu_count_option o on o.platform_id = f.platform_id
     cross join (values (1), (2), (4), (8)) tp(tp)
     cross join (values (1), (2)) cp(cp)
@@ -56,7 +30,7 @@ layouts as (
 -- tables runs on one (10M-estimate bench: training_option 2.6-2.8 s -> 2.0-2.4 s in a rebuild)
 batched as materialized (
     select
-        *,
+        job_id, n, tp, cp, pp, vp, dp,
         -- the global batch this split runs: at least one sequence per data-parallel replica
         case when max_batch is null then global_batch_seqs
              else dp * ceil(global_batch_seqs / dp) end as global_batch
@@ -67,24 +41,33 @@ batched as materialized (
 sized as (
     select
         l.*,
+        f.seq_len, f.hidden, f.layers, f.attn_layers, f.kv_dim_per_layer, f.params_total_b, f.params_active_b,
+        f.gpus_per_node, f.scaleup_domain_gpus,
+        f.memory_usable_gb, f.mem_bw_tbps, f.mem_eff, f.scaleup_gbs, f.scaleup_eff, f.scaleup_hop_s,
+        f.host_gbs, f.host_eff, f.host_hop_s, f.network_gbs, f.network_eff, f.network_hop_s, f.peak_tflops,
+        f.compute_eff, f.model_flops_per_token, f.trainable_share, f.weight_passes, f.streamed_weight_bytes,
+        f.held_weight_bytes, f.run_dtype_bytes,
         -- the job: the reference samples to converge at this batch, else the workload's tokens
-        coalesce(c.samples_to_converge * l.seq_len, l.workload_tokens) as total_tokens,
+        coalesce(c.samples_to_converge * f.seq_len, f.workload_tokens) as total_tokens,
         -- tensor parallelism inside one system: NVLink in the scale-up domain, PCIe beyond it;
         -- context, pipeline and data parallelism leave the domain over the network
-        case when l.tp <= l.scaleup_domain_gpus then l.scaleup_gbs * l.scaleup_eff else l.host_gbs * l.host_eff end
+        case when l.tp <= f.scaleup_domain_gpus then f.scaleup_gbs * f.scaleup_eff else f.host_gbs * f.host_eff end
             as tp_gbs,
-        case when l.tp <= l.scaleup_domain_gpus then l.scaleup_hop_s else l.host_hop_s end as tp_hop_s,
-        case when l.tp * l.cp <= l.scaleup_domain_gpus then l.scaleup_gbs * l.scaleup_eff
-             else l.network_gbs * l.network_eff end as cp_gbs,
-        case when l.tp * l.cp * l.pp <= l.scaleup_domain_gpus then l.scaleup_gbs * l.scaleup_eff
-             else l.network_gbs * l.network_eff end as pp_gbs,
-        case when l.n <= l.scaleup_domain_gpus then l.scaleup_gbs * l.scaleup_eff
-             else least(l.network_gbs * l.network_eff, l.scaleup_gbs * l.scaleup_eff) end as dp_gbs,
-        case when l.n <= l.scaleup_domain_gpus then l.scaleup_hop_s else l.network_hop_s end as dp_hop_s,
+        case when l.tp <= f.scaleup_domain_gpus then f.scaleup_hop_s else f.host_hop_s end as tp_hop_s,
+        case when l.tp * l.cp <= f.scaleup_domain_gpus then f.scaleup_gbs * f.scaleup_eff
+             else f.network_gbs * f.network_eff end as cp_gbs,
+        case when l.tp * l.cp * l.pp <= f.scaleup_domain_gpus then f.scaleup_gbs * f.scaleup_eff
+             else f.network_gbs * f.network_eff end as pp_gbs,
+        case when l.n <= f.scaleup_domain_gpus then f.scaleup_gbs * f.scaleup_eff
+             else least(f.network_gbs * f.network_eff, f.scaleup_gbs * f.scaleup_eff) end as dp_gbs,
+        case when l.n <= f.scaleup_domain_gpus then f.scaleup_hop_s else f.network_hop_s end as dp_hop_s,
         l.global_batch / l.dp as micro_batches,
-        l.global_batch * l.seq_len as tokens_per_step
+        l.global_batch * f.seq_len as tokens_per_step
     from batched l
-    left join convergence_curve c on c.workload_id = l.workload_id and c.global_batch = l.global_batch
+    join training_job f using (job_id)
+    left join (select j.job_id, c.global_batch, c.samples_to_converge
+               from convergence_curve c join training_job j using (workload_id)) c
+      on c.job_id = l.job_id and c.global_batch = l.global_batch
 ),
 timed as (
     select
@@ -94,7 +77,7 @@ timed as (
         tokens_per_step * 2.0 * params_active_b * 1e9 / (n * peak_tflops * 1e12 * compute_eff) as t_recompute_s,
         -- weights streamed per pass and micro-batch, plus the optimizer update
         (weight_passes * micro_batches * params_total_b * 1e9
-             * (case when kind = 'finetune_lora' then dtype_bytes(run_dtype) else 2.0 end) / (tp * pp)
+             * streamed_weight_bytes / (tp * pp)
          + 16.0 * trainable_share * params_total_b * 1e9 / (tp * pp * dp * cp))
             / (mem_bw_tbps * 1e12 * mem_eff) as t_memory_s,
         -- Megatron TP: 2 all-reduces forward + 2 backward per layer per micro-batch, over this
@@ -114,7 +97,7 @@ timed as (
         -- backward, reduce-scatter the gradients
         allreduce_s(trainable_share * params_total_b * 1e9 * 2.0 / (tp * pp), dp * cp, dp_gbs, dp_hop_s)
             as t_dp_zero1_s,
-        2.0 * allgather_s(params_total_b * 1e9 * dtype_bytes(run_dtype) / (tp * pp), dp * cp, dp_gbs)
+        2.0 * allgather_s(params_total_b * 1e9 * run_dtype_bytes / (tp * pp), dp * cp, dp_gbs)
             + allgather_s(trainable_share * params_total_b * 1e9 * 2.0 / (tp * pp), dp * cp, dp_gbs)
             as t_dp_fsdp_s,
         -- interleaving vp model chunks per stage divides the bubble by vp (Narayanan et al.)
@@ -123,9 +106,9 @@ timed as (
         -- 12 B of optimizer state per trained parameter sharded over dp x cp. FSDP: everything
         -- sharded, plus two layers' weights gathered at a time. Activations of this rank's share
         -- of the sequence, for the micro-batches in flight.
-        params_total_b * 1e9 / (tp * pp) * (case when kind = 'finetune_lora' then dtype_bytes(run_dtype) else 4.0 end)
+        params_total_b * 1e9 / (tp * pp) * held_weight_bytes
             / 1e9 as weights_gb,
-        2.0 * params_total_b * 1e9 / layers * dtype_bytes(run_dtype) / tp / 1e9 as gathered_gb,
+        2.0 * params_total_b * 1e9 / layers * run_dtype_bytes / tp / 1e9 as gathered_gb,
         12.0 * trainable_share * params_total_b * 1e9 / (tp * pp * dp * cp) / 1e9 as optimizer_gb,
         34.0 * seq_len / cp * hidden * (layers / pp) / tp * least(pp, micro_batches) / 1e9 as act_selective_gb,
         2.0 * seq_len / cp * hidden * (layers / pp) * least(pp, micro_batches) / 1e9 as act_full_gb,
@@ -137,19 +120,18 @@ variants as (
     -- fits; full recompute (more compute) and FSDP (more communication) only buy memory, so a
     -- slower variant is kept only when every faster one it could replace does not fit
     select
-        t.*, v.recompute, v.sharding,
-        t.t_model_compute_s + case when v.recompute = 'full' then t.t_recompute_s else 0 end as t_compute_s,
-        case when v.sharding = 'fsdp' then t.t_dp_fsdp_s else t.t_dp_zero1_s end as t_dp_s,
-        case when v.sharding = 'fsdp' then t.weights_gb / (t.dp * t.cp) + t.gathered_gb else t.weights_gb end
+        t.*, v.full_recompute, v.fsdp,
+        t.t_model_compute_s + case when v.full_recompute then t.t_recompute_s else 0 end as t_compute_s,
+        case when v.fsdp then t.t_dp_fsdp_s else t.t_dp_zero1_s end as t_dp_s,
+        case when v.fsdp then t.weights_gb / (t.dp * t.cp) + t.gathered_gb else t.weights_gb end
             + t.optimizer_gb
-            + case when v.recompute = 'full' then t.act_full_gb else t.act_selective_gb end as mem_per_gpu_gb
+            + case when v.full_recompute then t.act_full_gb else t.act_selective_gb end as mem_per_gpu_gb
     from timed t
-    cross join (values ('selective', 'zero1'), ('full', 'zero1'), ('selective', 'fsdp'), ('full', 'fsdp'))
-        v(recompute, sharding)
-    where (v.recompute = 'selective' and v.sharding = 'zero1')
+    cross join (values (false, false), (true, false), (false, true), (true, true)) v(full_recompute, fsdp)
+    where (not v.full_recompute and not v.fsdp)
        or (t.weights_gb + t.optimizer_gb + t.act_selective_gb > t.capacity_gb
-           and (v.recompute = 'full' and v.sharding = 'zero1'
-                or v.recompute = 'selective' and v.sharding = 'fsdp'
+           and (v.full_recompute and not v.fsdp
+                or not v.full_recompute and v.fsdp
                 or (t.weights_gb + t.optimizer_gb + t.act_full_gb > t.capacity_gb
                     and t.weights_gb / (t.dp * t.cp) + t.gathered_gb + t.optimizer_gb + t.act_selective_gb
                         > t.capacity_gb)))
@@ -166,26 +148,19 @@ stepped as (
     from variants
 )
 select
-    workload_id, platform_id, gpu_id, kind, dtype, n as n_gpus,
-    cast(ceil(n / gpus_per_node) as integer) as nodes,
-    tp, cp, pp, vp, dp, global_batch, recompute, sharding,
-    training_layout(tp, cp, pp, vp, dp, global_batch, recompute, sharding) as layout,
-    tp as scaleup_group,
-    run_dtype, compute_eff,
+    job_id, n as n_gpus, cast(ceil(n / gpus_per_node) as integer) as nodes,
+    tp, cp, pp, vp, dp, global_batch, full_recompute, fsdp,
     t_compute_s, t_memory_s,
     greatest(0.0, t_tp_s + t_cp_s - greatest(t_compute_s, t_memory_s)) + t_pp_s + t_dp_exposed_s as t_comm_s,
     t_core_s / (1 - bubble) - t_core_s as t_bubble_s,
     t_core_s / (1 - bubble) + t_pp_s + t_dp_exposed_s as t_step_s,
-    training_bottleneck(t_compute_s, t_memory_s, t_parallel_comm_s, t_dp_exposed_s, t_bubble_s,
-                        tp, cp, pp, n, scaleup_domain_gpus) as bottleneck,
-    -- what the bottleneck is judged on, for training_option to name its winners' alone
-    t_parallel_comm_s, t_dp_exposed_s, scaleup_domain_gpus,
+    -- what the bottleneck is judged on (training_bottleneck, for the layouts that are named)
+    t_parallel_comm_s, t_dp_exposed_s,
     mem_per_gpu_gb,
     capacity_gb as mem_capacity_gb,
     mem_per_gpu_gb <= capacity_gb as fits,
     tokens_per_step / (t_core_s / (1 - bubble) + t_pp_s + t_dp_exposed_s) as tokens_per_s,
     tokens_per_step * model_flops_per_token
         / (t_core_s / (1 - bubble) + t_pp_s + t_dp_exposed_s) / (n * peak_tflops * 1e12) as mfu,
-    total_tokens,
-    node_power_kw / gpus_per_node as kw_per_gpu
+    total_tokens
 from stepped;
