@@ -250,7 +250,7 @@ def evaluate_side(
         con, workload["workload_id"], spec.platform_id, n, dtype, workload["kind"])
     total_gpus = topo["n_gpus"]
     # k systems of serving replicas side by side carry one system's calibration (serving_choice)
-    calib = _calibration(con, workload["workload_id"], spec.platform_id, total_gpus // (topo.get("systems") or 1))
+    calib = _calibration(con, workload["workload_id"], spec.platform_id, topo.get("system_gpus") or total_gpus)
     # the 90th-percentile held-out error of this kind at this level of calibration
     band = _one(
         con,

@@ -101,8 +101,10 @@ chosen as (
             || ' x' || replicas || ' replicas' || case when systems > 1 then ' in ' || systems || ' systems' else '' end
             || case when family = 'ep' then ', batch ' || b_gpu || '/GPU' else ', batch ' || b end
             || disagg_note as layout,
-        -- the deployment is this many copies of one system (calibrated as that system)
+        -- the deployment is this many copies of one system, calibrated as that system: the
+        -- GPUs whose calibration it carries (topology_estimate, gpucalc whatif)
         systems,
+        n_gpus // systems as system_gpus,
         band_p90,
         disagg,
         prefill_gpu_s_per_token,

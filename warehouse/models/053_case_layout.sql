@@ -17,9 +17,7 @@ with matched as (
             partition by h.source, h.source_ref, h.source_row, h.case_index
             order by o.fits desc,
                      (o.global_batch is not distinct from h.global_batch_size) desc,
-                     case when not o.fits then 0
-                          when h.kind = 'serving' then -o.tokens_per_s / o.n_gpus
-                          else o.total_tokens / o.tokens_per_s end,
+                     case_layout_cost(o.fits, h.kind, o.tokens_per_s, o.n_gpus, o.total_tokens),
                      o.layout) as rank
     from case_platform h
     join topology_option o

@@ -6,13 +6,13 @@
 create or replace table topology_estimate as
 with published as (
     -- system_gpus: the GPUs whose calibration the estimate carries; k serving systems side by
-    -- side carry one system's (serving_choice's `systems`)
+    -- side carry one system's (serving_choice's `system_gpus`)
     select t.*, c.factor as rate_factor, t.n_gpus as system_gpus
     from topology_raw t
     join calibration_choice c using (workload_id, platform_id, gpu_id, n_gpus)
     where t.kind <> 'serving'
     union all by name
-    select s.* exclude (case_index), 1.0 as rate_factor, s.n_gpus // s.systems as system_gpus
+    select s.* exclude (case_index), 1.0 as rate_factor
     from topology_serving_calibrated s
     where s.case_index is null
 ),

@@ -80,6 +80,14 @@ create or replace macro training_bottleneck(t_compute_s, t_memory_s, t_parallel_
 create or replace macro serving_case_fits(n_gpus, scaleup_group, gpu_count, gpus_per_node) as
     n_gpus <= greatest(gpu_count, gpus_per_node) and scaleup_group <= gpu_count;
 
+-- How a measured or requested case ranks the layouts that can stand for it, after those that
+-- fit come first: serving by its per-GPU rate (the best first), any other kind by the time the
+-- job takes; a layout that does not fit ranks by nothing more (case_layout, predict.sql).
+create or replace macro case_layout_cost(fits, kind, tokens_per_s, n_gpus, total_tokens) as
+    case when not fits then 0
+         when kind = 'serving' then -tokens_per_s / n_gpus
+         else total_tokens / tokens_per_s end;
+
 -- The GPU count whose calibration a serving case takes when it stands for a deployment of
 -- n_gpus: whole systems of it carry that system's (a 16-GPU case of two 8-GPU systems is
 -- measured if the 8-GPU system was), part of one carries the case's own count's.

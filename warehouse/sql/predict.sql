@@ -12,7 +12,8 @@ with served as (
            s.tokens_per_s / s.n_gpus as per_gpu, s.n_gpus,
            -- case_layout's serving rule, at the calibrated rates
            row_number() over (partition by s.case_index
-                              order by s.fits desc, case when s.fits then -s.tokens_per_s / s.n_gpus else 0 end,
+                              order by s.fits desc,
+                                       case_layout_cost(s.fits, 'serving', s.tokens_per_s, s.n_gpus, null),
                                        s.layout) as rank
     from topology_serving_calibrated s
     join case_platform h
