@@ -14,6 +14,7 @@ with factored as (
         (d.t_decode_s + d.t_prefill_load_s) / coalesce(f.factor, 1.0) as t_step_s,
         (d.t_prefill_s + d.t_decode_s) / coalesce(f.factor, 1.0) + d.t_kv_transfer_s as ttft_s,
         d.t_prefill_work_s / coalesce(f.factor, 1.0) as t_prompt_gpu_s,
+        coalesce(f.factor, 1.0) as factor,
         f.case_index,
         f.band_p90
     from serving_batch d
@@ -24,8 +25,9 @@ limited as (
     select
         *,
         t_step_s / accept_len as tpot_s,
-        fits_memory and (tpot_ms is null or t_step_s / accept_len <= tpot_ms / 1000.0)
-            and (ttft_ms is null or ttft_s <= ttft_ms / 1000.0) as fits,
+        fits_memory
+            and factor >= latency_min_factor(t_decode_s, t_prefill_load_s, t_prefill_s, t_kv_transfer_s,
+                                             accept_len, tpot_ms, ttft_ms) as fits,
         not fits_memory as over_memory,
         b * accept_len / t_step_s * occupancy as replica_tokens_per_s,
         -- disaggregated: prefill GPU-seconds per output token (each prompt takes t_prompt_gpu_s

@@ -1,19 +1,15 @@
 -- calibration_rates: for every latest serving result measured under latency limits (Server,
 -- Interactive), every batch of the case's layouts (case_layout's rule: serving_case_fits, its
--- precision) with the factor from which it meets the limits (min_factor: serving_choice's
--- `fits` solved for the factor) and the rate per GPU it then serves per unit of factor. The
--- calibrated choice at a factor f takes the best of those that meet the limits, so the rate
--- there is f x max(per_gpu_at_1 where min_factor <= f): calibration_step solves it for the
--- measurement, and the backtest predicts with it (058_backtest_level).
+-- precision) with the factor from which it meets the limits (min_factor: latency_min_factor,
+-- the rule serving_choice's `fits` applies) and the rate per GPU it then serves per unit of
+-- factor. The calibrated choice at a factor f takes the best of those that meet the limits, so
+-- the rate there is f x max(per_gpu_at_1 where min_factor <= f): calibration_step solves it for
+-- the measurement, and the backtest predicts with it (058_backtest_level).
 create or replace table calibration_rates as
 select
     p.source, p.source_ref, p.source_row, p.measured_per_gpu,
-    greatest(case when s.tpot_ms is not null
-                  then (s.t_decode_s + s.t_prefill_load_s) / s.accept_len / (s.tpot_ms / 1000.0) else 0 end,
-             case when s.ttft_ms is null then 0
-                  when s.ttft_ms / 1000.0 > s.t_kv_transfer_s
-                  then (s.t_prefill_s + s.t_decode_s) / (s.ttft_ms / 1000.0 - s.t_kv_transfer_s)
-                  else 'infinity'::double end) as min_factor,
+    latency_min_factor(s.t_decode_s, s.t_prefill_load_s, s.t_prefill_s, s.t_kv_transfer_s, s.accept_len,
+                       s.tpot_ms, s.ttft_ms) as min_factor,
     s.b * s.accept_len / (s.t_decode_s + s.t_prefill_load_s) * s.occupancy * s.replicas / s.n_gpus
         as per_gpu_at_1
 from calibration_point p

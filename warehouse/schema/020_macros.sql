@@ -80,6 +80,20 @@ create or replace macro training_bottleneck(t_compute_s, t_memory_s, t_parallel_
 create or replace macro serving_case_fits(n_gpus, scaleup_group, gpu_count, gpus_per_node) as
     n_gpus <= greatest(gpu_count, gpus_per_node) and scaleup_group <= gpu_count;
 
+-- The calibration factor from which a serving batch meets its latency limits: its step per
+-- accepted token, (t_decode_s + t_prefill_load_s) / factor / accept_len, within TPOT, and its
+-- first token, (t_prefill_s + t_decode_s) / factor plus the KV transfer (which calibration does
+-- not scale), within TTFT. 0 without limits; infinity where the transfer alone breaks TTFT.
+-- serving_choice keeps the batches whose factor reaches it; calibration_rates keeps it per batch.
+create or replace macro latency_min_factor(t_decode_s, t_prefill_load_s, t_prefill_s, t_kv_transfer_s,
+                                           accept_len, tpot_ms, ttft_ms) as
+    greatest(case when tpot_ms is not null
+                  then (t_decode_s + t_prefill_load_s) / accept_len / (tpot_ms / 1000.0) else 0 end,
+             case when ttft_ms is null then 0
+                  when ttft_ms / 1000.0 > t_kv_transfer_s
+                  then (t_prefill_s + t_decode_s) / (ttft_ms / 1000.0 - t_kv_transfer_s)
+                  else 'infinity'::double end);
+
 -- How a measured or requested case ranks the layouts that can stand for it, after those that
 -- fit come first: serving by its per-GPU rate (the best first), any other kind by the time the
 -- job takes; a layout that does not fit ranks by nothing more (case_layout, predict.sql).
