@@ -106,8 +106,7 @@ timed as (
         -- 12 B of optimizer state per trained parameter sharded over dp x cp. FSDP: everything
         -- sharded, plus two layers' weights gathered at a time. Activations of this rank's share
         -- of the sequence, for the micro-batches in flight.
-        params_total_b * 1e9 / (tp * pp) * held_weight_bytes
-            / 1e9 as weights_gb,
+        params_total_b * 1e9 / (tp * pp) * held_weight_bytes / 1e9 as weights_gb,
         2.0 * params_total_b * 1e9 / layers * run_dtype_bytes / tp / 1e9 as gathered_gb,
         12.0 * trainable_share * params_total_b * 1e9 / (tp * pp * dp * cp) / 1e9 as optimizer_gb,
         34.0 * seq_len / cp * hidden * (layers / pp) / tp * least(pp, micro_batches) / 1e9 as act_selective_gb,
