@@ -11,12 +11,12 @@ with options as (
     -- join would hash this night's options, which the planner sees as empty, not the workloads
     select rowid as row_id, workload_id, platform_id, pricing, n_gpus, cluster_unknown, usd_total,
            time_to_finish_h, provider, usd_per_hour
-    from estimate_best e
+    from estimate_best_rows e
     where coalesce((select w.purpose from workload w where w.workload_id = e.workload_id), 'job') = 'job'
 ),
 cheapest as (
     select e.*
-    from estimate_best e
+    from estimate_best_rows e
     where e.rowid in (select arg_min(row_id, (cluster_unknown, usd_total, time_to_finish_h, n_gpus, provider))
                       from options
                       group by workload_id, platform_id, pricing)
