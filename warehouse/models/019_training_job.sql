@@ -10,7 +10,8 @@ select
     w.params_total_b, w.params_active_b, w.global_batch_seqs, w.total_tokens as workload_tokens,
     k.max_batch,
     p.gpu_id, p.gpus_per_node, p.scaleup_domain_gpus, p.memory_usable_gb, p.mem_bw_tbps, p.mem_eff,
-    p.node_power_kw, p.scaleup_gbs, p.scaleup_eff, p.scaleup_hop_s, p.host_gbs, p.host_eff, p.host_hop_s,
+    p.node_power_kw / p.gpus_per_node as kw_per_gpu,
+    p.scaleup_gbs, p.scaleup_eff, p.scaleup_hop_s, p.host_gbs, p.host_eff, p.host_hop_s,
     p.network_gbs, p.network_eff, p.network_hop_s,
     pw.run_dtype, pw.peak_tflops,
     -- a kind with no stage row runs at the plain GEMM efficiency

@@ -14,6 +14,6 @@ select
                         l.tp, l.cp, l.pp, l.n_gpus, f.scaleup_domain_gpus) as bottleneck,
     l.t_parallel_comm_s, l.t_dp_exposed_s, f.scaleup_domain_gpus,
     l.mem_per_gpu_gb, l.mem_capacity_gb, l.fits, l.tokens_per_s, l.mfu, l.total_tokens,
-    f.node_power_kw / f.gpus_per_node as kw_per_gpu
+    f.kw_per_gpu
 from training_layout l
 join training_job f using (job_id);

@@ -34,6 +34,6 @@ select
     training_bottleneck(w.t_compute_s, w.t_memory_s, w.t_parallel_comm_s, w.t_dp_exposed_s, w.t_bubble_s,
                         w.tp, w.cp, w.pp, r.n_gpus, j.scaleup_domain_gpus) as bottleneck,
     w.mem_per_gpu_gb, r.mem_capacity_gb, w.fits, w.tokens_per_s, w.mfu,
-    r.total_tokens, j.node_power_kw / j.gpus_per_node as kw_per_gpu
+    r.total_tokens, j.kw_per_gpu
 from ranked r
 join training_job j using (job_id);
