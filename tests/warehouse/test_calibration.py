@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 
 from sources.base import Parsed
+from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
 from warehouse.load import RunContext, load_benchmarks
 from warehouse.rebuild import rebuild_estimates
@@ -180,18 +181,12 @@ def test_deployments_of_one_count_are_weighed_by_what_their_calibration_vouches_
     GPUs, one tp8 pp2 replica spanning two systems rests on the documented efficiencies alone
     (1,203.7 per GPU, ±58% at p90), two measured systems on their measurement (±1.4%):
     1,203.7 / 1.58 < 1,080.7 / 1.01, so 16 GPUs are two measured systems."""
-    import duckdb
-
-    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
-    try:
-        rows = {n: rest for n, *rest in con.execute(
-            """select n_gpus, tokens_per_s_per_gpu, confidence, layout from topology_estimate
-               where workload_id = 'llama2-70b-interactive' and platform_id = 'mi300x-8'""").fetchall()}
-        measured = con.execute(
-            """select geometric_mean(value / gpu_count) from benchmark_result
-               where workload_id = 'llama2-70b-interactive' and gpu = 'MI300X' and round = 'v5.1'""").fetchone()[0]
-    finally:
-        con.close()
+    rows = {n: rest for n, *rest in query(
+        offline_data, """select n_gpus, tokens_per_s_per_gpu, confidence, layout from topology_estimate
+                         where workload_id = 'llama2-70b-interactive' and platform_id = 'mi300x-8'""")}
+    ((measured,),) = query(
+        offline_data, """select geometric_mean(value / gpu_count) from benchmark_result
+                         where workload_id = 'llama2-70b-interactive' and gpu = 'MI300X' and round = 'v5.1'""")
     assert rows[8][:2] == [pytest.approx(measured, rel=0.01), "measured"]
     assert rows[16][:2] == [pytest.approx(rows[8][0], rel=1e-12), "measured"]
     assert rows[16][2].startswith("tp2 pp1 x8 replicas in 2 systems")

@@ -5,6 +5,7 @@ from datetime import date
 import polars as pl
 import pytest
 
+from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import toy_catalog
 from warehouse import db
 from warehouse.load import RunContext
@@ -241,22 +242,16 @@ def test_each_training_winner_is_its_layouts_row_bottleneck_included(offline_dat
     """training_option ranks on numbers and names the winners' bottleneck itself
     (training_bottleneck): every row it publishes is its layout's row of topology_training, on
     every column the two share."""
-    import duckdb
-
-    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
-    try:
-        shared = [c for (c,) in con.execute(
-            """select column_name from information_schema.columns where table_name = 'training_option'
-               and column_name in (select column_name from information_schema.columns
-                                   where table_name = 'topology_training')""").fetchall()]
-        columns = ", ".join(shared)
-        published, unmatched = con.execute(f"""
-            select (select count(*) from training_option),
-                   (select count(*) from (select {columns} from training_option
-                                          except all select {columns} from topology_training))""").fetchone()
-        bottlenecks = {b for (b,) in con.execute("select distinct bottleneck from training_option").fetchall()}
-    finally:
-        con.close()
+    shared = [c for (c,) in query(
+        offline_data, """select column_name from information_schema.columns where table_name = 'training_option'
+                         and column_name in (select column_name from information_schema.columns
+                                             where table_name = 'topology_training')""")]
+    columns = ", ".join(shared)
+    ((published, unmatched),) = query(offline_data, f"""
+        select (select count(*) from training_option),
+               (select count(*) from (select {columns} from training_option
+                                      except all select {columns} from topology_training))""")
+    bottlenecks = {b for (b,) in query(offline_data, "select distinct bottleneck from training_option")}
     assert "bottleneck" in shared and len(shared) == 31
     assert published > 1000 and unmatched == 0
     assert len(bottlenecks) >= 3  # the winners are told apart, not given one name
