@@ -2,7 +2,9 @@
 -- table named `pairs` (estimate_pair, or the pairs a mart keeps): time, GPU-hours and energy
 -- with spot restarts, cost per hour, per job and per million tokens delivered (a serving
 -- fleet's demand, else the job's own rate), and what the price basis and the provider's
--- capacity mean for it. One home for these columns, however many rows are built.
+-- capacity mean for it. One home for these columns, however many rows are built. The last two,
+-- the pair's topology_id and quote_id, say which topology_estimate and price_option rows it
+-- joins: a mart ranks on a few columns of the rows and builds whole rows for the pairs it keeps.
 create or replace macro estimate_rows(pairs) as table
 select
     t.run_id, t.run_date,
@@ -34,7 +36,8 @@ select
     -- layout may not be rentable at all (independent serving replicas need no cluster)
     t.unit_gpus > q.gpus_per_instance and q.capacity_gpus is null and q.pricing <> 'owned' as cluster_unknown,
     t.confidence, t.calibration_basis, t.calibration_factor, t.error_p50, t.error_p90,
-    q.observed_at as price_observed_at, q.source as price_source, q.source_ref as price_source_ref
+    q.observed_at as price_observed_at, q.source as price_source, q.source_ref as price_source_ref,
+    p.topology_id, p.quote_id
 from query_table(pairs) p
 join topology_estimate t on t.topology_id = p.topology_id
 join price_option q on q.quote_id = p.quote_id;

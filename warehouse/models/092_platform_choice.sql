@@ -6,20 +6,26 @@
 -- carries ownership_utilization). `gpucalc compare --platforms` reads it.
 create or replace table platform_choice as
 with options as (
-    -- ranked on the columns the choice reads, and the winners' whole rows fetched after
-    -- (0.24 -> 0.09 s at the 10M-estimate bench); the purpose is looked up per row, because a
-    -- join would hash this night's options, which the planner sees as empty, not the workloads
-    select rowid as row_id, workload_id, platform_id, pricing, n_gpus, cluster_unknown, usd_total,
+    -- ranked on the columns the choice reads, and whole rows built for the winners' pairs
+    -- after (0.24 -> 0.09 s at the 10M-estimate bench); the purpose is looked up per row,
+    -- because a join would hash this night's options, which the planner sees as empty, not
+    -- the workloads
+    select topology_id, quote_id, workload_id, platform_id, pricing, n_gpus, cluster_unknown, usd_total,
            time_to_finish_h, provider, usd_per_hour
-    from estimate_best_rows e
+    from estimate_best e
     where coalesce((select w.purpose from workload w where w.workload_id = e.workload_id), 'job') = 'job'
 ),
+cheapest_pair as (
+    select b.*
+    from estimate_best_pair b
+    semi join (select unnest(arg_min({topology_id: topology_id, quote_id: quote_id},
+                                     (cluster_unknown, usd_total, time_to_finish_h, n_gpus, provider)))
+               from options
+               group by workload_id, platform_id, pricing) w
+      on w.topology_id = b.topology_id and w.quote_id = b.quote_id
+),
 cheapest as (
-    select e.*
-    from estimate_best_rows e
-    where e.rowid in (select arg_min(row_id, (cluster_unknown, usd_total, time_to_finish_h, n_gpus, provider))
-                      from options
-                      group by workload_id, platform_id, pricing)
+    select * exclude (topology_id, quote_id) from estimate_rows('cheapest_pair')
 ),
 on_demand_rate as (
     select workload_id, platform_id, n_gpus, min(usd_per_hour) as rent_usd_per_hour

@@ -28,7 +28,7 @@ picked as (
     union all by name
     select unnest(arg_min(o, (o.cluster_unknown, o.time_to_finish_h, o.usd_total, o.platform_id, o.n_gpus,
                               o.provider))), 'rent on-demand' as choice, 'fastest' as pick
-    from estimate_best_rows o
+    from estimate_best o
     join jobs using (workload_id)
     where o.pricing = 'on_demand' and o.kind <> 'serving'  -- a serving fleet's pace is its demand's
     group by o.workload_id

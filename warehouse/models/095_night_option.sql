@@ -62,7 +62,7 @@ alter table night_option add column if not exists purpose varchar;
 delete from night_option where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_option by name
 with best as (
-    select * from estimate_best_rows where night_snapshot_wanted()
+    select * from estimate_best where night_snapshot_wanted()
 )
 select
     night_run_date() as run_date,
