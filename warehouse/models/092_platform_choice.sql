@@ -13,7 +13,7 @@ with options as (
     select topology_id, quote_id, workload_id, platform_id, pricing, n_gpus, cluster_unknown, usd_total,
            time_to_finish_h, provider, usd_per_hour
     from estimate_best e
-    where coalesce((select w.purpose from workload w where w.workload_id = e.workload_id), 'job') = 'job'
+    where workload_purpose((select w.purpose from workload w where w.workload_id = e.workload_id)) = 'job'
 ),
 cheapest_pair as (
     select b.*

@@ -8,7 +8,7 @@
 -- the faster option, then platform, GPU count and provider.
 create or replace table decision as
 with jobs as (
-    select workload_id from workload where coalesce(purpose, 'job') = 'job'
+    select workload_id from workload where workload_purpose(purpose) = 'job'
 ),
 choice as (
     select

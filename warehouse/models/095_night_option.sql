@@ -78,7 +78,7 @@ select
     b.basis_note, b.capacity_note, b.demand_tokens_per_s, b.deployments, b.fleet_gpus, b.fleet_utilization,
     -- looked up per row rather than joined: the planner would hash this night's options, not
     -- the workloads (0.12 s at the 10M-estimate bench)
-    coalesce((select w.purpose from workload w where w.workload_id = b.workload_id), 'job') as purpose
+    workload_purpose((select w.purpose from workload w where w.workload_id = b.workload_id)) as purpose
 from best b
 join topology_estimate t
   on t.workload_id = b.workload_id and t.platform_id = b.platform_id and t.n_gpus = b.n_gpus

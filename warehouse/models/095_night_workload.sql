@@ -31,7 +31,7 @@ select
     night_run_date() as run_date,
     night_run_id() as run_id,
     w.workload_id, w.name, w.kind, w.model_id, w.dtype, w.scenario, w.token_unit, w.total_tokens,
-    coalesce(w.purpose, 'job') as purpose, w.demand_tokens_per_s,
+    workload_purpose(w.purpose) as purpose, w.demand_tokens_per_s,
     a.provider as api_provider, a.api_usd_per_mtok_output, a.self_hosted_usd_per_mtok,
     a.observed_at as api_observed_at, a.source as api_source
 from workload w

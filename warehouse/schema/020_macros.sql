@@ -126,6 +126,10 @@ create or replace macro usd_per_mtok(usd_per_hour, tokens_per_s) as
 -- A modelling or cost assumption by name (sources/data/assumptions.csv).
 create or replace macro assume(key) as (select value from assumption where name = key);
 
+-- What a workload is for: a job to run ('job'), or a benchmark definition ('benchmark') the
+-- decisions leave out; a catalog row that says neither is a job.
+create or replace macro workload_purpose(purpose) as coalesce(purpose, 'job');
+
 -- The calibration group of a workload: its kind, and for serving its MLPerf scenario too.
 create or replace macro scenario_kind(kind, scenario) as
     kind || case when kind = 'serving' then ':' || coalesce(scenario, 'Offline') else '' end;
