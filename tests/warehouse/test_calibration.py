@@ -151,22 +151,17 @@ def test_a_serving_result_measures_the_system_it_ran_on_and_k_of_them_serve_k_ti
     twice and four times its rate, priced as whole 8-GPU systems that need no link between them.
     Llama-3.1-405B Server's 16-GPU result was compared with a 16-GPU replica spanning two
     systems, the very deployment the 16-GPU estimate publishes: measured too."""
-    import duckdb
-
-    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
-    try:
-        measured = con.execute(
-            """select gpu_count, value / gpu_count from benchmark_result
-               where workload_id = 'llama2-70b-offline' and gpu = 'H100-SXM' and round = 'v5.1'
-               order by gpu_count""").fetchall()
-        rows = {n: rest for n, *rest in con.execute(
-            """select n_gpus, tokens_per_s, confidence, layout, unit_gpus, deployments from topology_estimate
-               where workload_id = 'llama2-70b-offline' and platform_id = 'hgx-h100-8' and dtype = 'fp8'""").fetchall()}
-        spanning = con.execute(
-            """select confidence, layout from topology_estimate
-               where workload_id = 'llama31-405b-server' and platform_id = 'hgx-h100-8' and n_gpus = 16""").fetchone()
-    finally:
-        con.close()
+    measured = query(offline_data, """select gpu_count, value / gpu_count from benchmark_result
+                                      where workload_id = 'llama2-70b-offline' and gpu = 'H100-SXM'
+                                        and round = 'v5.1'
+                                      order by gpu_count""")
+    rows = {n: rest for n, *rest in query(
+        offline_data, """select n_gpus, tokens_per_s, confidence, layout, unit_gpus, deployments from topology_estimate
+                         where workload_id = 'llama2-70b-offline' and platform_id = 'hgx-h100-8'
+                           and dtype = 'fp8'""")}
+    [spanning] = query(offline_data, """select confidence, layout from topology_estimate
+                                        where workload_id = 'llama31-405b-server' and platform_id = 'hgx-h100-8'
+                                          and n_gpus = 16""")
     assert [n for n, _ in measured] == [16, 32]
     system = math.sqrt(measured[0][1] * measured[1][1]) * 8  # 3,897.0 and 3,902.5 per GPU
     assert rows[8][:2] == [pytest.approx(system, rel=1e-9), "measured"]

@@ -4,10 +4,10 @@ renting, spot time, and instances that cannot realise a layout."""
 
 from datetime import date
 
-import duckdb
 import polars as pl
 import pytest
 
+from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import toy_catalog
 from warehouse import db
 from warehouse.load import RunContext
@@ -190,16 +190,11 @@ def test_an_instance_smaller_than_a_node_cannot_carry_a_multi_node_layout(built)
 
 def test_a_topology_is_one_workload_platform_and_gpu_count(offline_data):
     """estimate_best groups the pairs by topology id on the strength of this (091_estimate_best.sql)."""
-    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
-    try:
-        rows, triples, kinds = con.execute(
-            "select count(*), count(distinct (workload_id, platform_id, n_gpus)), count(distinct kind) "
-            "from topology_estimate").fetchone()
-        best, keys = con.execute(
-            "select count(*), count(distinct (workload_id, platform_id, n_gpus, pricing)) from estimate_best"
-        ).fetchone()
-    finally:
-        con.close()
+    [(rows, triples, kinds)] = query(
+        offline_data, "select count(*), count(distinct (workload_id, platform_id, n_gpus)), count(distinct kind) "
+                      "from topology_estimate")
+    [(best, keys)] = query(
+        offline_data, "select count(*), count(distinct (workload_id, platform_id, n_gpus, pricing)) from estimate_best")
     assert rows == triples > 1000 and kinds >= 3  # training, serving and role pipelines all in it
     assert best == keys > 0
 

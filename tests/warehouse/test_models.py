@@ -200,18 +200,12 @@ def test_equal_training_times_go_to_the_layout_with_the_least_parallelism(offlin
     """Llama-3.1-8B pretraining on 8 B200s at batch 64 is compute-bound: tp1..tp8, with or without
     context parallelism, run at the same rate (their collectives hide under the GEMMs). The
     published layout is the plainest one, not the first by name ('tp1 cp2 ...' sorts first)."""
-    import duckdb
-
-    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
-    try:
-        key = ("workload_id = 'llama31-8b-pretrain' and platform_id = 'hgx-b200-8' and n_gpus = 8 "
-               "and global_batch = 64 and dtype = 'fp8'")
-        tied = con.execute(f"""select count(*), count(distinct tokens_per_s) from topology_training
-                               where {key} and fits and recompute = 'selective' and sharding = 'zero1'
-                                 and pp = 1""").fetchone()
-        chosen = con.execute(f"select layout from topology_option where {key}").fetchall()
-    finally:
-        con.close()
+    key = ("workload_id = 'llama31-8b-pretrain' and platform_id = 'hgx-b200-8' and n_gpus = 8 "
+           "and global_batch = 64 and dtype = 'fp8'")
+    [tied] = query(offline_data, f"""select count(*), count(distinct tokens_per_s) from topology_training
+                                     where {key} and fits and recompute = 'selective' and sharding = 'zero1'
+                                       and pp = 1""")
+    chosen = query(offline_data, f"select layout from topology_option where {key}")
     assert tied[0] >= 5 and tied[1] == 1  # tp1, tp2, tp4, tp8, and cp2 beside them: one rate
     assert chosen == [("tp1 pp1 dp8, batch 64, selective recompute",)]
 
@@ -220,18 +214,12 @@ def test_equal_training_times_take_zero1_before_fsdp_then_the_least_parallelism(
     """Llama-3.1-405B pretraining on 1,024 MI355X at batch 1,152: 'tp8 cp2 pp1 dp64' with ZeRO-1
     and 'tp8 pp1 dp128' with FSDP run at the same rate. FSDP only buys memory (more traffic, here
     hidden), so the ZeRO-1 layout is published although it has context parallelism."""
-    import duckdb
-
-    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
-    try:
-        key = ("workload_id = 'llama31-405b-pretrain' and platform_id = 'mi355x-8' and n_gpus = 1024 "
-               "and global_batch = 1152 and dtype = 'fp8'")
-        rates = dict(con.execute(f"""select training_layout(tp, cp, pp, vp, dp, global_batch, recompute, sharding),
-                                            tokens_per_s
-                                     from topology_training where {key} and fits""").fetchall())
-        chosen = con.execute(f"select layout from topology_option where {key}").fetchone()[0]
-    finally:
-        con.close()
+    key = ("workload_id = 'llama31-405b-pretrain' and platform_id = 'mi355x-8' and n_gpus = 1024 "
+           "and global_batch = 1152 and dtype = 'fp8'")
+    rates = dict(query(offline_data, f"""select training_layout(tp, cp, pp, vp, dp, global_batch, recompute, sharding),
+                                                tokens_per_s
+                                         from topology_training where {key} and fits"""))
+    [(chosen,)] = query(offline_data, f"select layout from topology_option where {key}")
     zero1 = "tp8 cp2 pp1 dp64, batch 1152, selective recompute"
     fsdp = "tp8 pp1 dp128, batch 1152, selective recompute, fsdp"
     assert rates[zero1] == rates[fsdp] == max(rates.values())

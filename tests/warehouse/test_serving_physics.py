@@ -9,6 +9,7 @@ from datetime import date
 import polars as pl
 import pytest
 
+from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import toy_catalog
 from warehouse import db
 from warehouse.load import RunContext
@@ -179,17 +180,10 @@ def test_every_published_serving_estimate_meets_its_latency_limits(con):
 
 def test_every_bundled_serving_estimate_meets_its_latency_limits(offline_data):
     """The same check on the warehouse `gpucalc run --offline` builds: what is published holds."""
-    import duckdb
-
-    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
-    try:
-        rows = con.execute(
-            """select t.workload_id, t.platform_id, t.n_gpus, t.tpot_ms, t.ttft_ms, w.tpot_ms, w.ttft_ms
-               from topology_estimate t join workload w using (workload_id)
-               where t.kind = 'serving' and t.fits and w.tpot_ms is not null"""
-        ).fetchall()
-    finally:
-        con.close()
+    rows = query(offline_data, """select t.workload_id, t.platform_id, t.n_gpus, t.tpot_ms, t.ttft_ms, w.tpot_ms,
+                                          w.ttft_ms
+                                   from topology_estimate t join workload w using (workload_id)
+                                   where t.kind = 'serving' and t.fits and w.tpot_ms is not null""")
     assert len(rows) > 100
     for workload, platform, n_gpus, tpot, ttft, tpot_limit, ttft_limit in rows:
         assert 1000 / tpot >= 1000 / tpot_limit - 1e-9, (workload, platform, n_gpus, tpot)
@@ -202,20 +196,14 @@ def test_a_measured_latency_bound_result_is_published_at_its_measurement_within_
     modelled (0.39) and choosing the batch again under it published 654.6 (5,237 on 8 GPUs) as
     "measured". The measured level now calibrates with the factor whose choice reproduces the
     measurement (calibration_step), so the estimate is the measurement, at a batch within 40 ms."""
-    import duckdb
-
-    con = duckdb.connect(str(offline_data / "warehouse.duckdb"), read_only=True)
-    try:
-        per_gpu, tpot_ms, confidence = con.execute(
-            """select tokens_per_s_per_gpu, tpot_ms, confidence from topology_estimate
-               where workload_id = 'llama2-70b-interactive' and platform_id = 'mi300x-8' and n_gpus = 8"""
-        ).fetchone()
-        measured = [m for (m,) in con.execute(
-            """select measured_per_gpu from calibration_point
-               where workload_id = 'llama2-70b-interactive' and gpu_id = 'MI300X' and gpu_count = 8 and latest"""
-        ).fetchall()]
-    finally:
-        con.close()
+    [(per_gpu, tpot_ms, confidence)] = query(
+        offline_data, """select tokens_per_s_per_gpu, tpot_ms, confidence from topology_estimate
+                         where workload_id = 'llama2-70b-interactive' and platform_id = 'mi300x-8'
+                           and n_gpus = 8""")
+    measured = [m for (m,) in query(
+        offline_data, """select measured_per_gpu from calibration_point
+                         where workload_id = 'llama2-70b-interactive' and gpu_id = 'MI300X' and gpu_count = 8
+                           and latest""")]
     assert sorted(round(m, 1) for m in measured) == [1056.9, 1105.1]
     assert confidence == "measured"
     assert per_gpu == pytest.approx((measured[0] * measured[1]) ** 0.5, rel=1e-6)
