@@ -187,6 +187,39 @@ def test_deployments_of_one_count_are_weighed_by_what_their_calibration_vouches_
     assert rows[16][2].startswith("tp2 pp1 x8 replicas in 2 systems")
 
 
+def test_a_calibration_level_too_thin_for_a_band_counts_the_widest_band_its_kind_earned(offline_copy):
+    """The test above with the measured level's band unvalidated (too few points): the two
+    measured systems may no longer count on +-1.4%, but on the widest band serving has earned,
+    the documented efficiencies' +-58%. Both deployments are then discounted alike and
+    1,203.7 / 1.58 > 1,080.7 / 1.58: 16 GPUs are the one replica spanning both systems. (Counted
+    on no band at all, the unchecked systems would have won: 1,080.7 > 1,203.7 / 1.58.)"""
+    from warehouse import db
+    from warehouse.db import model_files
+
+    con = db.connect(str(offline_copy / "warehouse.duckdb"))
+    try:
+        con.execute("update error_band set error_p90 = null where kind = 'serving' and level = 1")
+        for name, sql in model_files():
+            if name in ("063_serving_factor_calibrated.sql", "064_topology_serving_calibrated.sql"):
+                con.execute(sql)
+        ((widest, default),) = con.execute(
+            "select max(error_p90), max(error_p90) filter (where level = 0) from error_band where kind = 'serving'"
+        ).fetchall()
+        bands = dict(con.execute(
+            """select n_gpus, band_p90 from serving_factor
+               where workload_id = 'llama2-70b-interactive' and platform_id = 'mi300x-8' and case_index is null
+                 and n_gpus in (8, 16)""").fetchall())
+        ((layout, systems),) = con.execute(
+            """select layout, systems from topology_serving_calibrated
+               where workload_id = 'llama2-70b-interactive' and platform_id = 'mi300x-8' and n_gpus = 16
+                 and case_index is null""").fetchall()
+    finally:
+        con.close()
+    assert widest == default == pytest.approx(0.58, abs=0.01)
+    assert bands == {8: widest, 16: widest}
+    assert layout.startswith("tp8 pp2 x1 replicas") and systems == 1
+
+
 def test_systems_side_by_side_rent_as_separate_instances_and_a_spanning_replica_does_not(offline_copy):
     """A provider whose 8-GPU H100 instances are not linked to each other can run 16 GPUs of
     Llama-2-70B Offline replicas (two instances, two systems), but not Llama-3.1-405B Server's
