@@ -2,11 +2,11 @@
 -- time and cost: an option is dominated when a faster one costs no more, or one no slower
 -- costs less, i.e. two running minima of cost over the options in order of time (one sort per
 -- workload and basis, not a comparison of pairs). The sort carries only what it compares and
--- the option's pair ids; whole rows are built for the frontier's pairs alone: a window holds
--- every column it is given (120,000 rows of 47 at the 10M-estimate bench: 0.24 s, against
--- 0.1 s this way).
+-- the option's pair ids; whole rows are built for the frontier alone (estimate_best_rows): a
+-- window holds every column it is given (120,000 rows of 47 at the 10M-estimate bench: 0.24 s,
+-- against 0.1 s this way).
 create or replace table pareto as
-with frontier as (
+with ranked as (
     select
         topology_id, quote_id, usd_total,
         min(usd_total) over (partition by workload_id, pricing order by time_to_finish_h
@@ -15,11 +15,8 @@ with frontier as (
                              range between unbounded preceding and current row) as usd_as_fast
     from estimate_best
 ),
-frontier_pair as (
-    select b.*
-    from estimate_best_pair b
-    semi join frontier f
-      on f.topology_id = b.topology_id and f.quote_id = b.quote_id
-     and not (coalesce(f.usd_faster <= f.usd_total, false) or f.usd_as_fast < f.usd_total)
+frontier as (
+    select topology_id, quote_id from ranked
+    where not (coalesce(usd_faster <= usd_total, false) or usd_as_fast < usd_total)
 )
-select * exclude (topology_id, quote_id) from estimate_rows('frontier_pair');
+select * exclude (topology_id, quote_id) from estimate_best_rows('frontier');

@@ -15,17 +15,14 @@ with options as (
     from estimate_best e
     where workload_purpose((select w.purpose from workload w where w.workload_id = e.workload_id)) = 'job'
 ),
-cheapest_pair as (
-    select b.*
-    from estimate_best_pair b
-    semi join (select unnest(arg_min({topology_id: topology_id, quote_id: quote_id},
-                                     (cluster_unknown, usd_total, time_to_finish_h, n_gpus, provider)))
-               from options
-               group by workload_id, platform_id, pricing) w
-      on w.topology_id = b.topology_id and w.quote_id = b.quote_id
+winner as (
+    select unnest(arg_min({topology_id: topology_id, quote_id: quote_id},
+                          (cluster_unknown, usd_total, time_to_finish_h, n_gpus, provider)))
+    from options
+    group by workload_id, platform_id, pricing
 ),
 cheapest as (
-    select * exclude (topology_id, quote_id) from estimate_rows('cheapest_pair')
+    select * exclude (topology_id, quote_id) from estimate_best_rows('winner')
 ),
 on_demand_rate as (
     select workload_id, platform_id, n_gpus, min(usd_per_hour) as rent_usd_per_hour

@@ -19,6 +19,17 @@ choice as (
              when p.pricing = 'owned' then 'buy' end as choice
     from platform_choice p
 ),
+fastest as (
+    -- the fastest on-demand option of any platform, ranked on what it compares (its row built
+    -- after: estimate_best_rows)
+    select unnest(arg_min({topology_id: o.topology_id, quote_id: o.quote_id},
+                          (o.cluster_unknown, o.time_to_finish_h, o.usd_total, o.platform_id, o.n_gpus,
+                           o.provider)))
+    from estimate_best o
+    join jobs using (workload_id)
+    where o.pricing = 'on_demand' and o.kind <> 'serving'  -- a serving fleet's pace is its demand's
+    group by o.workload_id
+),
 picked as (
     -- per basis the cheapest platform's choice; on-demand also the fastest option of any platform
     select unnest(arg_min(c, (c.cluster_unknown, c.usd_total, c.time_to_finish_h, c.platform_id, c.n_gpus,
@@ -26,12 +37,8 @@ picked as (
     from choice c
     group by c.workload_id, c.choice
     union all by name
-    select unnest(arg_min(o, (o.cluster_unknown, o.time_to_finish_h, o.usd_total, o.platform_id, o.n_gpus,
-                              o.provider))), 'rent on-demand' as choice, 'fastest' as pick
-    from estimate_best o
-    join jobs using (workload_id)
-    where o.pricing = 'on_demand' and o.kind <> 'serving'  -- a serving fleet's pace is its demand's
-    group by o.workload_id
+    select * exclude (topology_id, quote_id), 'rent on-demand' as choice, 'fastest' as pick
+    from estimate_best_rows('fastest')
 ),
 cheapest_on_demand as (
     select workload_id, usd_total from picked where choice = 'rent on-demand' and pick = 'cheapest'
