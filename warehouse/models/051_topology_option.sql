@@ -1,8 +1,8 @@
 -- topology_option: per workload x platform x precision x GPU count, the layout that finishes
 -- the job first for each global batch (training) and role split (role pipelines), or, when
 -- none fits, the one needing the least memory, to say why. Materialised once: the published
--- choice (topology_raw) and the layouts matched to measured and requested cases
--- (case_layout) both read it. Ties go to the first layout by name (training layouts arrive
+-- choice (topology_raw), the layouts matched to measured and requested cases (case_layout)
+-- and the estimates' keys (calibration_choice) read it. Ties go to the first layout by name (training layouts arrive
 -- ranked already: training_option).
 create or replace table topology_option as
 select unnest(arg_min(c, struct_pack(unfit := not fits,

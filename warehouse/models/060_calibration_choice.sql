@@ -10,8 +10,9 @@ with targets as (
     select t.workload_id, t.platform_id, t.gpu_id, t.n_gpus, w.kind,
            scenario_kind(w.kind, w.scenario) as scenario_kind, g.family
     -- every estimate's key: the first serving pass chose only the cases' platforms, so serving
-    -- keys come from the layouts themselves
-    from (select workload_id, platform_id, gpu_id, n_gpus from topology_raw where kind <> 'serving'
+    -- keys come from the layouts themselves; any other from the options (topology_raw, the
+    -- published choice among them, has the same keys)
+    from (select workload_id, platform_id, gpu_id, n_gpus from topology_option where kind <> 'serving'
           union all
           select workload_id, platform_id, gpu_id, n_gpus from serving_layout
           union all
