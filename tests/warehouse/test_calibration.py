@@ -189,8 +189,8 @@ def test_deployments_of_one_count_are_weighed_by_what_their_calibration_vouches_
 
 def test_a_calibration_level_too_thin_for_a_band_counts_the_widest_band_its_kind_earned(offline_copy):
     """The test above with the measured level's band unvalidated (too few points): the two
-    measured systems may no longer count on +-1.4%, but on the widest band serving has earned,
-    the documented efficiencies' +-58%. Both deployments are then discounted alike and
+    measured systems may no longer count on ±1.4%, but on the widest band serving has earned,
+    the documented efficiencies' ±58%. Both deployments are then discounted alike and
     1,203.7 / 1.58 > 1,080.7 / 1.58: 16 GPUs are the one replica spanning both systems. (Counted
     on no band at all, the unchecked systems would have won: 1,080.7 > 1,203.7 / 1.58.)"""
     from warehouse import db
