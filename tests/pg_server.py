@@ -37,8 +37,11 @@ class PostgresServer:
         return f"host={self.host} port={self.port} user={self.user} dbname={database}"
 
     def create_database(self, name: str) -> str:
+        """A fresh database for `name` in this process: the server is shared by every pytest worker,
+        and a module's fixture may run on two of them at once (`-n 2` without `--dist loadfile`)."""
         import psycopg
 
+        name = f"{name}_{os.getpid()}"
         with psycopg.connect(self.conninfo("postgres"), autocommit=True) as con:
             con.execute(f'drop database if exists "{name}"')
             con.execute(f'create database "{name}"')

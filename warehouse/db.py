@@ -146,8 +146,7 @@ def open_file(path: str, read_only: bool, config: dict, shown_as: str | None = N
 def _attach_writer(path: str, config: dict) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(":memory:", config=config)
     try:
-        quoted = path.replace("'", "''")
-        con.execute(f"attach '{quoted}' as {WRITER_ALIAS} (row_group_size {WRITER_ROW_GROUP_SIZE})")
+        con.execute(f"attach '{lake.sql_string(path)}' as {WRITER_ALIAS} (row_group_size {WRITER_ROW_GROUP_SIZE})")
         con.execute(f"use {WRITER_ALIAS}")
         # where DuckDB spills for a file it opens itself, not the working directory
         con.execute("set temp_directory = ?", [f"{path}.tmp"])

@@ -50,7 +50,7 @@ def extension_path(name: str) -> Path:
 
 def load(con: duckdb.DuckDBPyConnection, *names: str) -> None:
     for name in names:
-        con.execute(f"load '{_quote(str(extension_path(name)))}'")
+        con.execute(f"load '{sql_string(str(extension_path(name)))}'")
 
 
 def needed_extensions(where: Location, data_path: str | None = None) -> list[str]:
@@ -78,7 +78,7 @@ def connect(
     try:
         names = needed_extensions(where, data_path)
         load(con, *names)
-        con.execute(f"attach '{_quote(where.uri)}' as {LAKE} {_options(data_path, read_only, snapshot)}")
+        con.execute(f"attach '{sql_string(where.uri)}' as {LAKE} {_options(data_path, read_only, snapshot)}")
         con.execute(f"use {LAKE}")
         if "httpfs" not in names and stored_data_path(con).startswith(OBJECT_STORES):
             load(con, "httpfs")  # an existing lake on object storage (a reader does not name the path)
@@ -92,7 +92,7 @@ def pin(con: duckdb.DuckDBPyConnection, where: Location, snapshot: int) -> None:
     """Re-attach the lake read-only at one snapshot, in the same connection (no second extension load)."""
     con.execute("use memory")
     con.execute(f"detach {LAKE}")
-    con.execute(f"attach '{_quote(where.uri)}' as {LAKE} {_options(None, True, snapshot)}")
+    con.execute(f"attach '{sql_string(where.uri)}' as {LAKE} {_options(None, True, snapshot)}")
     con.execute(f"use {LAKE}")
 
 
@@ -148,7 +148,7 @@ def _options(data_path: str | None, read_only: bool, snapshot: int | None) -> st
     options = []
     if not read_only:
         if data_path:
-            options.append(f"data_path '{_quote(data_path)}'")
+            options.append(f"data_path '{sql_string(data_path)}'")
         # No inlining of small inserts into the catalog: it makes a catalog table per table
         # version, which the nightly's `create or replace` of ~40 derived tables multiplies,
         # and every statement then pays for listing them (a night took ~35% longer on SQLite).
@@ -191,5 +191,6 @@ def _wheel(name: str) -> str:
     return EXTENSIONS[name].replace("_", "-")
 
 
-def _quote(text: str) -> str:
+def sql_string(text: str) -> str:
+    """`text` as the inside of a SQL string literal (ATTACH, LOAD and their options take no parameters)."""
     return text.replace("'", "''")
