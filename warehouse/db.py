@@ -52,6 +52,16 @@ def defined_by(models: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [found for _file, sql in models for found in MODEL_DEFINES.findall(sql)]
 
 
+def table_definition(models: list[tuple[str, str]], table: str) -> str:
+    """The statement among `models` that makes `table` if it is missing (a snapshot file's)."""
+    pattern = re.compile(rf"^create table if not exists {re.escape(table)} \(.*?^\);", re.M | re.S)
+    for _file, sql in models:
+        found = pattern.search(sql)
+        if found:
+            return found.group(0)
+    raise KeyError(f"no model makes the table {table}")
+
+
 def objects(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     """The warehouse's tables and views by name, each 'table' or 'view' (one catalog read: on a
     lake each costs a round trip to the catalog)."""

@@ -7,7 +7,7 @@ from datetime import date
 
 import duckdb
 
-from warehouse import topology_cache, topology_inputs
+from warehouse import night_option_split, topology_cache, topology_inputs
 from warehouse.db import defined_by, model_files, objects, transaction
 
 
@@ -47,9 +47,10 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
     return counts
 
 
-# The report snapshots (094_night_guard.sql): each file makes its table if missing, then deletes and
-# inserts tonight's rows only when night_snapshot_wanted(). They are the last models.
-SNAPSHOT_MODELS = "095_"
+# The report snapshots (094_night_guard.sql): each 095_ file makes its table if missing, then
+# deletes and inserts tonight's rows only when night_snapshot_wanted(); each 096_ file is a view
+# that reads them whole (night_option). They are the last models.
+SNAPSHOT_MODELS = ("095_", "096_")
 SNAPSHOT_TABLE = re.compile(r"^create table if not exists (\w+)", re.M)
 
 
@@ -63,9 +64,16 @@ def snapshot_tables(models: list[tuple[str, str]]) -> set[str]:
     return {name for file, sql in models if file.startswith(SNAPSHOT_MODELS) for name in SNAPSHOT_TABLE.findall(sql)}
 
 
+def snapshot_views(models: list[tuple[str, str]]) -> set[str]:
+    """The views over them the snapshot files among `models` make."""
+    return {name for kind, name in defined_by([m for m in models if m[0].startswith(SNAPSHOT_MODELS)])
+            if kind == "view"}
+
+
 def _snapshots_to_take(con: duckdb.DuckDBPyConnection, snapshots: list[tuple[str, str]],
                        present: dict[str, str]) -> bool:
-    """Whether the snapshot files have anything to do: a night that keeps one, or a table to make.
+    """Whether the snapshot files have anything to do: a night that keeps one, or a table or view
+    to make.
 
     An ingest, replay, backfill or what-if rebuild would only run their three statements each to
     change nothing: about a fifth of a small warehouse's rebuild, and a catalog round trip each on
@@ -73,7 +81,7 @@ def _snapshots_to_take(con: duckdb.DuckDBPyConnection, snapshots: list[tuple[str
     """
     if con.execute("select night_snapshot_wanted()").fetchone()[0]:
         return True
-    return not snapshot_tables(snapshots) <= present.keys()
+    return not (snapshot_tables(snapshots) | snapshot_views(snapshots)) <= present.keys()
 
 
 def _run(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:
@@ -92,5 +100,7 @@ def _drop_changed_kinds(con: duckdb.DuckDBPyConnection, models: list[tuple[str, 
     existing = objects(con)
     for kind, obj in defined_by(models):
         if existing.get(obj) not in (None, kind):
+            if obj == night_option_split.TABLE:  # a night's options kept as one wide table: keep them
+                existing.update(night_option_split.move_rows(con, models))
             con.execute(f"drop {existing.pop(obj)} {obj}")
     return existing
