@@ -1,11 +1,21 @@
 -- serving_batch: every batch of every serving layout (serving_layout) in serving_scope that
 -- fits in memory (and batch 1 of every layout, to say why when none does), timed per GPU and
 -- op by op (each op its own roofline, then summed; modeling.md §2), with its memory fit, at
--- the documented efficiencies; serving_choice applies a calibration factor and the latency
--- limits. A view: each serving pass times its own scope as it chooses, which costs less than
--- storing ~1.2 million wide rows at the 10M-estimate bench.
+-- the documented efficiencies, beside the calibration factor serving_choice applies (a layout
+-- appears once per serving_factor row of its workload, platform and GPU count; without one,
+-- at factor 1). serving_choice then applies the factor and the latency limits. A view: each
+-- serving pass times its own scope as it chooses, which costs less than storing ~1.2 million
+-- wide rows at the 10M-estimate bench.
 create or replace view serving_batch as
-with sized as (
+with factored_layout as (
+    -- the factor joined per layout, before the batches multiply it: joined per batch it took
+    -- 0.1 s of the published pass at the 10M-estimate bench
+    select l.*, coalesce(f.factor, 1.0) as factor, f.case_index, f.band_p90
+    from serving_layout l
+    left join serving_factor f
+      on f.workload_id = l.workload_id and f.platform_id = l.platform_id and f.n_gpus = l.n_gpus
+),
+sized as (
     select
         f.*,
         g.b_gpu,
@@ -13,7 +23,7 @@ with sized as (
         -- sequences whose attention and KV cache one GPU (or one tensor-parallel group) holds:
         -- tp, the replica's b; ep, each GPU's own
         g.b_gpu as b_attn
-    from serving_layout f
+    from factored_layout f
     -- the first pass times only the platforms of measured and requested cases
     join serving_scope using (workload_id, platform_id)
     cross join (values (1), (2), (4), (8), (16), (24), (32), (48), (64), (96), (128), (192), (256),
@@ -87,6 +97,7 @@ decoded as (
 )
 select
     workload_id, platform_id, gpu_id, dtype, run_dtype, family, tp, pp, ep, b, b_gpu, replica_gpus, replicas, n_gpus,
+    factor, case_index, band_p90,
     scaleup_group,
     disagg,
     input_len, demand_tokens_per_s, t_prefill_work_s, t_kv_transfer_s,

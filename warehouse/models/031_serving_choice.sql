@@ -7,21 +7,14 @@
 -- throughput is the one whose TTFT and TPOT meet the limits. A serving_factor row with a
 -- case_index chooses for that case of `gpucalc predict` under its own factor, apart.
 create or replace view serving_choice as
-with batch_factor as (
-    -- a layout without a factor row runs at the documented efficiencies (factor 1)
-    select d.*, coalesce(f.factor, 1.0) as factor, f.case_index, f.band_p90
-    from serving_batch d
-    left join serving_factor f
-      on f.workload_id = d.workload_id and f.platform_id = d.platform_id and f.n_gpus = d.n_gpus
-),
-factored as (
+with factored as (
     select
         *,
         -- calibration scales every step: a slower-than-modelled platform needs a smaller batch
         (t_decode_s + t_prefill_load_s) / factor as t_step_s,
         (t_prefill_s + t_decode_s) / factor + t_kv_transfer_s as ttft_s,
         t_prefill_work_s / factor as t_prompt_gpu_s
-    from batch_factor
+    from serving_batch
 ),
 limited as (
     select
