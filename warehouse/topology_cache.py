@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -62,11 +63,19 @@ def keep(con: duckdb.DuckDBPyConnection, digest: str, topology_models: list[tupl
 
     def fill(folder: Path) -> None:
         manifest = {}
-        for table in _tables(topology_models):
-            frame = con.execute(f"select * from {table}").to_arrow_table()
-            feather.write_feather(frame, folder / f"{table}.arrow")  # LZ4: ~3x faster than Parquet both ways
-            columns = [[name, type_] for name, type_, *_rest in con.execute(f"describe {table}").fetchall()]
-            manifest[table] = {"columns": columns, "arrow": str(frame.schema)}
+        # Arrow compresses and writes a table without the GIL, so the next one is read from
+        # DuckDB meanwhile (10M-estimate bench: 0.18 -> 0.14-0.15 s)
+        with ThreadPoolExecutor(max_workers=1) as writer:
+            written = []
+            for table in _tables(topology_models):
+                relation = con.sql(f"select * from {table}")
+                columns = [[name, str(type_)] for name, type_ in zip(relation.columns, relation.types, strict=True)]
+                frame = relation.to_arrow_table()
+                # LZ4: ~3x faster than Parquet both ways
+                written.append(writer.submit(feather.write_feather, frame, folder / f"{table}.arrow"))
+                manifest[table] = {"columns": columns, "arrow": str(frame.schema)}
+            for done in written:
+                done.result()
         (folder / MANIFEST).write_text(json.dumps(manifest))
 
     try:
