@@ -7,16 +7,22 @@
 -- against 0.1 s this way).
 create or replace table pareto as
 with ranked as (
-    select
-        topology_id, quote_id, usd_total,
-        min(usd_total) over (partition by workload_id, pricing order by time_to_finish_h
-                             range between unbounded preceding and current row exclude group) as usd_faster,
-        min(usd_total) over (partition by workload_id, pricing order by time_to_finish_h
-                             range between unbounded preceding and current row) as usd_as_fast
+    -- costs and times as the marts compare them (rank_figure): equal to 9 significant digits is equal
+    select topology_id, quote_id, workload_id, pricing,
+           rank_figure(usd_total) as usd, rank_figure(time_to_finish_h) as hours
     from estimate_best
 ),
+running as (
+    select
+        topology_id, quote_id, usd,
+        min(usd) over (partition by workload_id, pricing order by hours
+                       range between unbounded preceding and current row exclude group) as usd_faster,
+        min(usd) over (partition by workload_id, pricing order by hours
+                       range between unbounded preceding and current row) as usd_as_fast
+    from ranked
+),
 frontier as (
-    select topology_id, quote_id from ranked
-    where not (coalesce(usd_faster <= usd_total, false) or usd_as_fast < usd_total)
+    select topology_id, quote_id from running
+    where not (coalesce(usd_faster <= usd, false) or usd_as_fast < usd)
 )
 select * exclude (topology_id, quote_id) from estimate_best_rows('frontier');

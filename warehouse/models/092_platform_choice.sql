@@ -17,7 +17,7 @@ with options as (
 ),
 winner as (
     select unnest(arg_min({topology_id: topology_id, quote_id: quote_id},
-                          (cluster_unknown, usd_total, time_to_finish_h, n_gpus, provider)))
+                          (cluster_unknown, rank_figure(usd_total), rank_figure(time_to_finish_h), n_gpus, provider)))
     from options
     group by workload_id, platform_id, pricing
 ),

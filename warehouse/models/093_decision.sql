@@ -23,7 +23,7 @@ fastest as (
     -- the fastest on-demand option of any platform, ranked on what it compares (its row built
     -- after: estimate_best_rows)
     select unnest(arg_min({topology_id: o.topology_id, quote_id: o.quote_id},
-                          (o.cluster_unknown, o.time_to_finish_h, o.usd_total, o.platform_id, o.n_gpus,
+                          (o.cluster_unknown, rank_figure(o.time_to_finish_h), rank_figure(o.usd_total), o.platform_id, o.n_gpus,
                            o.provider)))
     from estimate_best o
     join jobs using (workload_id)
@@ -32,7 +32,7 @@ fastest as (
 ),
 picked as (
     -- per basis the cheapest platform's choice; on-demand also the fastest option of any platform
-    select unnest(arg_min(c, (c.cluster_unknown, c.usd_total, c.time_to_finish_h, c.platform_id, c.n_gpus,
+    select unnest(arg_min(c, (c.cluster_unknown, rank_figure(c.usd_total), rank_figure(c.time_to_finish_h), c.platform_id, c.n_gpus,
                               c.provider))), 'cheapest' as pick
     from choice c
     group by c.workload_id, c.choice

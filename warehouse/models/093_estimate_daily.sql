@@ -8,7 +8,7 @@ with daily as (
                           -- a fleet sized to a demand costs the same from every system size it can
                           -- be built of: ties go to the fewest GPUs per system (estimate_best holds
                           -- one row per size)
-                          (usd_total, time_to_finish_h, n_gpus, provider)))
+                          (rank_figure(usd_total), rank_figure(time_to_finish_h), n_gpus, provider)))
     from estimate_best
     group by workload_id, platform_id, pricing
 )

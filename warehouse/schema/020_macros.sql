@@ -118,6 +118,14 @@ create or replace macro allreduce_s(bytes, n, gbps, alpha_s) as
 create or replace macro allgather_s(bytes, n, gbps) as
     case when n <= 1 then 0.0 else (n - 1.0) / n * bytes / (gbps * 1e9) end;
 
+-- A cost or a time as the marts rank and compare options: to 9 significant digits, as the
+-- report ranks them too (reports/changes.py, SORT_DIGITS). One figure
+-- reached along two paths (k systems side by side, or one system k times as long) differs in
+-- its last bits, and those bits, not the stated tie-break (the faster, the fewer GPUs), would
+-- decide between them.
+create or replace macro rank_figure(x) as
+    case when x = 0 or not isfinite(x) then x else round(x, 8 - cast(floor(log10(abs(x))) as integer)) end;
+
 -- Cost of a finished job and per million tokens.
 create or replace macro usd_per_mtok(usd_per_hour, tokens_per_s) as
     usd_per_hour * 1e6 / (3600.0 * tokens_per_s);
