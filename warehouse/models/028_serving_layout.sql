@@ -1,8 +1,8 @@
 -- serving_layout: every serving layout (family, tp, pp, ep, colocated or prefill-disaggregated)
 -- of every serving workload on every platform, with everything about it that does not depend
--- on its batch, and the system it is deployed as: one system full of replicas, or one replica
--- spanning systems (n_gpus). serving_batch times its batches; calibration_choice takes its
--- estimates' keys from it.
+-- on its batch, what each op of a decode step costs per sequence, and the system it is
+-- deployed as: one system full of replicas, or one replica spanning systems (n_gpus).
+-- serving_batch times its batches; calibration_choice takes its estimates' keys from it.
 --
 -- Two families of replica:
 --   tp: tp x pp GPUs share every weight (tensor parallel inside one system, over NVLink or
@@ -138,27 +138,81 @@ weighed as (
              else 2.0 * layers / pp * allreduce_s(input_len * hidden * 2.0, tp, tp_gbs, tp_hop_s) end
             as t_prefill_comm_s
     from shared
+),
+deployed as (
+    select
+        *,
+        -- time to first token: tp replicas share the work, a prompt passes the pp stages in
+        -- turn; ep: the prompt's own GPU runs attention and the always-active GEMMs, the
+        -- experts are spread over the ep GPUs
+        case when family = 'ep'
+             then t_prefill_work_s
+                  - 2.0 * (params_active_b - dense_params_b) * 1e9 * input_len * imbalance
+                      / (peak_tflops * 1e12 * serve_eff * prefill_factor) * (1.0 - 1.0 / ep)
+                  + t_prefill_comm_s
+             else t_prefill_work_s / tp + t_prefill_comm_s * pp
+                  + case when pp > 1 then (pp - 1) * (input_len * hidden * 2.0 / (pp_gbs * 1e9) + pp_hop_s)
+                         else 0 end end as t_prefill_s,
+        -- continuous batching spreads arriving prompts' work over the replica, while each GPU
+        -- moves the activations of the prompts it serves (tp: all of them; ep: its own)
+        t_prefill_work_s / replica_gpus as t_prefill_share_s,
+        -- GPUs that must share one scale-up domain (an instance must hold them)
+        case when family = 'ep' then least(ep, scaleup_domain_gpus) else tp end as scaleup_group,
+        -- disaggregated, the prompts run elsewhere and their KV cache arrives over the network
+        case when disagg then input_len * kv_bytes_per_token / (kv_link_gbs * 1e9) else 0 end as t_kv_transfer_s,
+        cast(greatest(1, gpus_per_node // replica_gpus) as integer) as replicas,
+        cast(greatest(replica_gpus, (gpus_per_node // replica_gpus) * replica_gpus) as integer) as n_gpus,
+        -- sequences in the replica per sequence on one GPU (b = b_gpu x this): ep, every GPU
+        -- serves its own; tp, the GPUs share them
+        case when family = 'ep' then ep else 1 end as seqs_per_gpu_seq
+    from weighed
 )
+-- A decode step, op by op, per sequence this GPU serves (b_gpu; modeling notes §2): each op's
+-- time is linear in the batch, so serving_batch multiplies these by b_gpu (and adds the fixed
+-- latencies) instead of deriving every op from the layout again for each of its ~20 batches
+-- (the grid's arithmetic: 0.56 -> 0.29 s at the 10M-estimate bench). The experts a step
+-- touches are the exception: 1 - (1 - k/E)^tokens, per batch.
 select
     *,
-    -- time to first token: tp replicas share the work, a prompt passes the pp stages in
-    -- turn; ep: the prompt's own GPU runs attention and the always-active GEMMs, the
-    -- experts are spread over the ep GPUs
+    -- tokens decoded per step, per sequence of this GPU, by the GPUs that hold its weights
+    seqs_per_gpu_seq * verify_len as step_tokens_per_seq,
+    -- always-active GEMMs: every GPU of the replica shares the step's tokens
+    2.0 * dense_params_b * 1e9 * seqs_per_gpu_seq * verify_len / replica_gpus
+        / (dense_peak_tflops * 1e12 * dense_serve_eff * decode_factor) as t_dense_compute_s_per_seq,
+    2.0 * (params_active_b - dense_params_b) * 1e9 * seqs_per_gpu_seq * verify_len / replica_gpus * imbalance
+        / (peak_tflops * 1e12 * serve_eff * decode_factor) as t_expert_compute_s_per_seq,
+    -- every routed expert this GPU holds, streamed once per micro-batch (times the share a step touches)
+    routed_params_b * 1e9 * expert_wbytes * expert_share * pp / (mem_bw_tbps * 1e12 * mem_eff) as t_expert_weights_s,
+    -- attention and its KV cache: sequences whose attention one GPU (or one tensor-parallel
+    -- group) holds, tp: the replica's; ep: each GPU's own
+    verify_len * mean_ctx * attn_layers * attn_decode_flops / (tp * pp)
+        / (wide_peak_tflops * 1e12 * wide_serve_eff * decode_factor) as t_attn_compute_s_per_seq,
+    -- softmax: one exponential per head per cached token, on the special-function units
+    case when exp_per_s > 0 then verify_len * mean_ctx * attn_layers * q_heads / (tp * pp) / exp_per_s else 0 end
+        as t_attn_exp_s_per_seq,
+    (mean_ctx * kv_bytes_per_token / (pp * least(tp, kv_tp_shards)) + state_mb_per_seq * 1e6 / (tp * pp)) / 1e9
+        as kv_gb_per_seq,
+    (mean_ctx * kv_bytes_per_token / (pp * least(tp, kv_tp_shards)) + state_mb_per_seq * 1e6 / (tp * pp))
+        / (mem_bw_tbps * 1e12 * mem_eff) as t_attn_memory_s_per_seq,
+    -- drafting: the drafter (and the target's LM head it shares) over the block
+    2.0 * draft_active_params * seqs_per_gpu_seq * verify_len / replica_gpus
+        / (peak_tflops * 1e12 * serve_eff * decode_factor) as t_draft_compute_s_per_seq,
+    -- tp all-reduces of this stage's activations per layer, and the hand-over between pp
+    -- stages: bandwidth per sequence, latency per step (allreduce_s is linear in both)
+    2.0 * layers * allreduce_s(seqs_per_gpu_seq / pp * verify_len * hidden * 2.0, tp, tp_gbs, 0.0)
+        + case when pp > 1 then (pp - 1) * (seqs_per_gpu_seq / pp * verify_len * hidden * 2.0 / (pp_gbs * 1e9))
+               else 0 end as t_tp_pp_comm_s_per_seq,
+    2.0 * layers * allreduce_s(0.0, tp, tp_gbs, tp_hop_s) + case when pp > 1 then (pp - 1) * pp_hop_s else 0 end
+        as t_tp_pp_comm_s_fixed,
+    -- ep: each GPU's tokens to their experts and back around every MoE layer
     case when family = 'ep'
-         then t_prefill_work_s
-              - 2.0 * (params_active_b - dense_params_b) * 1e9 * input_len * imbalance
-                  / (peak_tflops * 1e12 * serve_eff * prefill_factor) * (1.0 - 1.0 / ep)
-              + t_prefill_comm_s
-         else t_prefill_work_s / tp + t_prefill_comm_s * pp
-              + case when pp > 1 then (pp - 1) * (input_len * hidden * 2.0 / (pp_gbs * 1e9) + pp_hop_s)
-                     else 0 end end as t_prefill_s,
-    -- continuous batching spreads arriving prompts' work over the replica, while each GPU
-    -- moves the activations of the prompts it serves (tp: all of them; ep: its own)
-    t_prefill_work_s / replica_gpus as t_prefill_share_s,
-    -- GPUs that must share one scale-up domain (an instance must hold them)
-    case when family = 'ep' then least(ep, scaleup_domain_gpus) else tp end as scaleup_group,
-    -- disaggregated, the prompts run elsewhere and their KV cache arrives over the network
-    case when disagg then input_len * kv_bytes_per_token / (kv_link_gbs * 1e9) else 0 end as t_kv_transfer_s,
-    cast(greatest(1, gpus_per_node // replica_gpus) as integer) as replicas,
-    cast(greatest(replica_gpus, (gpus_per_node // replica_gpus) * replica_gpus) as integer) as n_gpus
-from weighed;
+         then moe_layers * verify_len * hidden * a2a_bytes * least(experts_active, ep) * (ep - 1.0) / ep
+              * imbalance / (a2a_gbs * 1e9)
+         else 0 end as t_a2a_s_per_seq,
+    case when family = 'ep' then moe_layers * a2a_latency_s else 0 end as t_a2a_s_fixed,
+    -- with continuous batching each step also carries the prefill of arriving requests;
+    -- disaggregated, the prompts run elsewhere (t_kv_transfer_s)
+    case when disagg then 0
+         else (seqs_per_gpu_seq * t_prefill_share_s + t_prefill_comm_s) / (output_len / accept_len) end
+        as t_prefill_load_s_per_seq
+from deployed;

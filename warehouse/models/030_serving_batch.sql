@@ -19,73 +19,38 @@ sized as (
     select
         f.*,
         g.b_gpu,
-        case when f.family = 'ep' then g.b_gpu * f.ep else g.b_gpu end as b,
-        -- sequences whose attention and KV cache one GPU (or one tensor-parallel group) holds:
-        -- tp, the replica's b; ep, each GPU's own
-        g.b_gpu as b_attn
+        -- sequences in the replica (ep: b_gpu on each of its GPUs)
+        g.b_gpu * f.seqs_per_gpu_seq as b,
+        g.b_gpu * f.kv_gb_per_seq as kv_gb
     from factored_layout f
     -- the first pass times only the platforms of measured and requested cases
     join serving_scope using (workload_id, platform_id)
     cross join (values (1), (2), (4), (8), (16), (24), (32), (48), (64), (96), (128), (192), (256),
                        (384), (512), (768), (1024), (1536), (2048), (3072), (4096)) g(b_gpu)
 ),
-held as (
-    select
-        *,
-        -- tokens decoded per step by the GPUs that hold this GPU's weights
-        b * verify_len as step_tokens,
-        (b_attn * mean_ctx * kv_bytes_per_token / (pp * least(tp, kv_tp_shards))
-         + b_attn * state_mb_per_seq * 1e6 / (tp * pp)) / 1e9 as kv_gb
-    from sized
-),
 fitting as (
     -- a batch that does not fit in memory is never chosen, so only batch 1 of such a layout is
     -- timed (to say why nothing fits); this drops most of the grid for the largest models
-    select * from held
+    select * from sized
     where b_gpu = 1 or weights_gb + kv_gb <= memory_usable_gb * assume('memory_headroom')
 ),
-timed as (
-    select
-        *,
-        -- always-active GEMMs: every GPU of the replica shares the step's tokens
-        2.0 * dense_params_b * 1e9 * step_tokens / replica_gpus
-            / (dense_peak_tflops * 1e12 * dense_serve_eff * decode_factor) as t_dense_compute_s,
-        2.0 * (params_active_b - dense_params_b) * 1e9 * step_tokens / replica_gpus * imbalance
-            / (peak_tflops * 1e12 * serve_eff * decode_factor) as t_expert_compute_s,
-        -- the experts a step touches: each is hit with probability 1 - (1 - k/E)^tokens
-        routed_params_b * 1e9 * expert_wbytes * expert_share * pp
-            * experts_touched_fraction(experts, experts_active, step_tokens / pp)
-            / (mem_bw_tbps * 1e12 * mem_eff) as t_expert_memory_s,
-        b_attn * verify_len * mean_ctx * attn_layers * attn_decode_flops / (tp * pp)
-            / (wide_peak_tflops * 1e12 * wide_serve_eff * decode_factor) as t_attn_compute_s,
-        -- softmax: one exponential per head per cached token, on the special-function units
-        case when exp_per_s > 0
-             then b_attn * verify_len * mean_ctx * attn_layers * q_heads / (tp * pp) / exp_per_s else 0 end
-            as t_attn_exp_s,
-        (b_attn * mean_ctx * kv_bytes_per_token / (pp * least(tp, kv_tp_shards))
-         + b_attn * state_mb_per_seq * 1e6 / (tp * pp)) / (mem_bw_tbps * 1e12 * mem_eff) as t_attn_memory_s,
-        -- drafting: the drafter (and the target's LM head it shares) over the block
-        greatest(2.0 * draft_active_params * step_tokens / replica_gpus
-                     / (peak_tflops * 1e12 * serve_eff * decode_factor),
-                 t_draft_memory_s) as t_draft_s,
-        2.0 * layers * allreduce_s(b / pp * verify_len * hidden * 2.0, tp, tp_gbs, tp_hop_s)
-            + case when pp > 1 then (pp - 1) * (b / pp * verify_len * hidden * 2.0 / (pp_gbs * 1e9) + pp_hop_s)
-                   else 0 end as t_tp_pp_comm_s,
-        case when family = 'ep' then moe_layers * (
-                 b_gpu * verify_len * hidden * a2a_bytes * least(experts_active, ep) * (ep - 1.0) / ep
-                     * imbalance / (a2a_gbs * 1e9)
-                 + a2a_latency_s) else 0 end as t_a2a_s
-    from fitting
-),
 stepped as (
+    -- each op at this batch (serving_layout: its time per sequence, and its fixed latency)
     select
         *,
-        -- with continuous batching each step also carries the prefill of arriving requests;
-        -- disaggregated, the prompts run elsewhere (serving_layout's t_kv_transfer_s)
-        case when disagg then 0
-             else (b * t_prefill_share_s + b_attn * t_prefill_comm_s) / (output_len / accept_len) end
-            as t_prefill_load_s
-    from timed
+        b_gpu * t_dense_compute_s_per_seq as t_dense_compute_s,
+        b_gpu * t_expert_compute_s_per_seq as t_expert_compute_s,
+        -- the experts a step touches: each is hit with probability 1 - (1 - k/E)^tokens
+        t_expert_weights_s * experts_touched_fraction(experts, experts_active, b_gpu * step_tokens_per_seq / pp)
+            as t_expert_memory_s,
+        b_gpu * t_attn_compute_s_per_seq as t_attn_compute_s,
+        b_gpu * t_attn_exp_s_per_seq as t_attn_exp_s,
+        b_gpu * t_attn_memory_s_per_seq as t_attn_memory_s,
+        greatest(b_gpu * t_draft_compute_s_per_seq, t_draft_memory_s) as t_draft_s,
+        b_gpu * t_tp_pp_comm_s_per_seq + t_tp_pp_comm_s_fixed as t_tp_pp_comm_s,
+        b_gpu * t_a2a_s_per_seq + t_a2a_s_fixed as t_a2a_s,
+        b_gpu * t_prefill_load_s_per_seq as t_prefill_load_s
+    from fitting
 ),
 decoded as (
     select
