@@ -122,15 +122,20 @@ class NoWarehouse(FileNotFoundError):
     """Nothing has been written at this warehouse location yet."""
 
 
-# Writers attach the file with row groups of 65,536 rows instead of DuckDB's 122,880. Most of
-# the rebuild's tables are smaller than the default: the commit's checkpoint compresses a
-# table's row groups in parallel but each one on a single core, and a night's rows are moved
-# into a table that already holds earlier nights whole only when they fill a row group (else
-# row by row). At the 10M-estimate bench, alternated six times each: full recompute median
-# 4.75 -> 4.6 s, a later night 2.0-2.1 -> 1.7 s, peak RSS 1.05 -> 0.95 GB (docs/scale.md).
+# Writers attach the file with row groups of 8,192 rows instead of DuckDB's 122,880. The
+# rebuild's tables hold 30,000-120,000 rows at the 10M-estimate bench: an insert compresses each
+# row group it fills as it goes, on every core, and the commit's checkpoint compresses what is
+# left one table at a time, each row group on one core; with row groups this small almost
+# nothing is left (the commit 0.5 -> 0.09 s). A night's rows also join a table that holds
+# earlier nights whole only when they fill a row group (else row by row). At the 10M-estimate
+# bench against 65,536 rows, five runs each: full recompute 3.9-4.2 -> 3.65-3.85 s, a later
+# night 1.40-1.49 -> 1.29-1.39 s, reading every estimate 2.0-2.2 -> 1.2-1.3 s, peak RSS
+# 0.82-0.87 -> 0.70-0.77 GB, the same 80 MB file; the bundled night the same (docs/scale.md).
+# 16,384: full recompute 3.9-4.0 s (later nights 1.2 s); 4,096: 3.8-4.0 s. The price: the DuckDB 1.5.5 bug that drops
+# a row group's worth of inserted rows (warehouse/load.py) now needs only 8,192 of them.
 # DuckDB keeps the size only for the session that attaches the file, so every writer opens a
 # file this way rather than by duckdb.connect(path).
-WRITER_ROW_GROUP_SIZE = 65_536
+WRITER_ROW_GROUP_SIZE = 8_192
 WRITER_ALIAS = "warehouse"
 
 

@@ -28,7 +28,7 @@ def move_rows(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> 
     made = {PAIR: "table", TOPOLOGY: "table", QUOTE: "table"}
     # Nothing to move, nothing inserted. DuckDB 1.5.5 drops every row of a later insert into a
     # table in the same transaction when an insert that read an empty table came first and the
-    # later one fills a row group (`insert into t select * from empty_table`, then 65,536 rows:
+    # later one fills a row group (`insert into t select * from empty_table`, then 8,192 rows:
     # none are kept, even after the commit): the night's own snapshot, in this very rebuild.
     if con.execute(f"select count(*) from {TABLE}").fetchone()[0] == 0:
         return made
