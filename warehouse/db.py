@@ -122,25 +122,13 @@ class NoWarehouse(FileNotFoundError):
     """Nothing has been written at this warehouse location yet."""
 
 
-# Writers attach the file with row groups of 8,192 rows instead of DuckDB's 122,880. The
-# rebuild's tables hold 30,000-120,000 rows at the 10M-estimate bench: an insert compresses each
-# row group it fills as it goes, on every core, and the commit's checkpoint compresses what is
-# left one table at a time, each row group on one core; with row groups this small almost
-# nothing is left (the commit 0.5 -> 0.09 s). A night's rows also join a table that holds
-# earlier nights whole only when they fill a row group (else row by row). At the 10M-estimate
-# bench against 65,536 rows, five runs each: full recompute 3.9-4.2 -> 3.65-3.85 s, a later
-# night 1.40-1.49 -> 1.29-1.39 s, reading every estimate 2.0-2.2 -> 1.2-1.3 s, peak RSS
-# 0.82-0.87 -> 0.70-0.77 GB, the same 80 MB file; the bundled night the same (docs/scale.md).
-# 16,384: full recompute 3.9-4.0 s (later nights 1.2 s); 4,096: 3.8-4.0 s. The price: the DuckDB 1.5.5 bug that drops
-# a row group's worth of inserted rows (warehouse/load.py) now needs only 8,192 of them.
-# DuckDB keeps the size only for the session that attaches the file, so every writer opens a
-# file this way rather than by duckdb.connect(path).
-WRITER_ROW_GROUP_SIZE = 8_192
+# DuckDB keeps a file's row group size (settings.WRITER_ROW_GROUP_SIZE) only for the session
+# that attaches it, so every writer opens a file this way rather than by duckdb.connect(path).
 WRITER_ALIAS = "warehouse"
 
 
 def open_file(path: str, read_only: bool, config: dict, shown_as: str | None = None) -> duckdb.DuckDBPyConnection:
-    """The warehouse file, opened by a reader or attached by a writer (WRITER_ROW_GROUP_SIZE); a
+    """The warehouse file, opened by a reader or attached by a writer (settings.WRITER_ROW_GROUP_SIZE); a
     damaged file is one sentence with the way back.
 
     The file is left as it is: whatever DuckDB could still recover from it is the user's.
@@ -161,7 +149,8 @@ def open_file(path: str, read_only: bool, config: dict, shown_as: str | None = N
 def _attach_writer(path: str, config: dict) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(":memory:", config=config)
     try:
-        con.execute(f"attach '{lake.sql_string(path)}' as {WRITER_ALIAS} (row_group_size {WRITER_ROW_GROUP_SIZE})")
+        rows = settings.WRITER_ROW_GROUP_SIZE
+        con.execute(f"attach '{lake.sql_string(path)}' as {WRITER_ALIAS} (row_group_size {rows})")
         con.execute(f"use {WRITER_ALIAS}")
         # where DuckDB spills for a file it opens itself, not the working directory
         con.execute("set temp_directory = ?", [f"{path}.tmp"])

@@ -80,6 +80,8 @@ def connect(
         load(con, *names)
         con.execute(f"attach '{sql_string(where.uri)}' as {LAKE} {_options(data_path, read_only, snapshot)}")
         con.execute(f"use {LAKE}")
+        if not read_only:
+            _default_row_group_size(con)
         if "httpfs" not in names and stored_data_path(con).startswith(OBJECT_STORES):
             load(con, "httpfs")  # an existing lake on object storage (a reader does not name the path)
     except duckdb.Error as exc:
@@ -142,6 +144,16 @@ def expire_history(con: duckdb.DuckDBPyConnection, keep: timedelta | None = None
     expired = con.execute(f"call ducklake_expire_snapshots('{LAKE}', older_than => ?)", [cutoff]).fetchall()
     con.execute(f"call ducklake_cleanup_old_files('{LAKE}', older_than => ?)", [cutoff])
     return len(expired)
+
+
+def _default_row_group_size(con: duckdb.DuckDBPyConnection) -> None:
+    """Give a lake without a Parquet row group size of its own the writers' (settings.py says
+    why); a size someone set on the lake stays. DuckLake keeps it in the catalog, not per session."""
+    chosen = con.execute(
+        f"select 1 from ducklake_options('{LAKE}') where option_name = 'parquet_row_group_size'"
+    ).fetchall()
+    if not chosen:
+        con.execute(f"call {LAKE}.set_option('parquet_row_group_size', {int(settings.WRITER_ROW_GROUP_SIZE)})")
 
 
 def _options(data_path: str | None, read_only: bool, snapshot: int | None) -> str:

@@ -224,3 +224,33 @@ def test_writers_store_strings_without_fsst(tmp_path):
     finally:
         con.close()
     assert methods and "FSST" not in methods
+
+
+def test_writers_store_small_row_groups_in_a_file_and_in_a_lake_unless_the_lake_chose_its_own(tmp_path):
+    """The rebuild's tables are tens of thousands of rows: in row groups of 8,192 an insert
+    compresses them on every core as it writes them, instead of the commit on one
+    (settings.WRITER_ROW_GROUP_SIZE). 20,000 rows are three such groups."""
+    file = db.connect(str(tmp_path / "w.duckdb"), schema=False)
+    try:
+        file.execute("create table t as select range as x from range(20000)")
+        file.execute("checkpoint")
+        assert file.execute("select count(distinct row_group_id) from pragma_storage_info('t')").fetchone() == (3,)
+    finally:
+        file.close()
+
+    def lake_row_groups(name, chosen=None):
+        where, files = parse(f"ducklake:sqlite:{tmp_path / name}.sqlite"), tmp_path / f"{name}-files"
+        if chosen:  # the lake's owner sets a size of their own
+            first = lake.connect(where, data_path=f"{files}/")
+            first.execute(f"call {lake.LAKE}.set_option('parquet_row_group_size', {chosen})")
+            first.close()
+        con = lake.connect(where, data_path=f"{files}/")
+        try:
+            con.execute("create table t as select range as x from range(20000)")
+            [path] = [str(p) for p in files.rglob("*.parquet")]
+            return con.execute("select count(distinct row_group_id) from parquet_metadata(?)", [path]).fetchone()[0]
+        finally:
+            con.close()
+
+    assert lake_row_groups("new") == 3
+    assert lake_row_groups("chosen", chosen=16384) == 2

@@ -291,18 +291,19 @@ def test_a_source_that_is_down_leaves_stored_rows_alone(warehouse):
 
 def test_a_source_with_no_valid_row_loses_nothing_of_the_next_sources_in_the_same_night(tmp_path):
     """A write session lands every source in one transaction (on a lake; per load on a file),
-    and writers attach a file with row groups of 8,192 rows (db.WRITER_ROW_GROUP_SIZE). DuckDB
+    and writers attach a file with row groups of 8,192 rows (settings.WRITER_ROW_GROUP_SIZE). DuckDB
     1.5.5 keeps none of an insert that fills a row group when an insert that read an empty
     frame went first into the same table in that transaction, so a source whose rows were all
     rejected must insert nothing at all."""
-    from warehouse import db
+    from warehouse import db, settings
 
     con = db.connect(str(tmp_path / "w.duckdb"))
     try:
         with db.session_transaction(con):
             load_reference(con, toy_catalog(), RUN)
             unknown = load_prices(con, "down", prices([quote(gpu_name="Z9000")]), RUN, ["down/quotes.csv"])
-            many = [quote(instance_type=f"toy.{i}", source_row=i + 1) for i in range(2 * db.WRITER_ROW_GROUP_SIZE)]
+            rows = 2 * settings.WRITER_ROW_GROUP_SIZE
+            many = [quote(instance_type=f"toy.{i}", source_row=i + 1) for i in range(rows)]
             loaded = load_prices(con, "test", prices(many), RUN, [QUOTES])
         assert (unknown.loaded, unknown.rejected, loaded.loaded) == (0, 1, len(many))
         assert con.execute("select count(*) from price_quote").fetchone() == (len(many),)
