@@ -153,7 +153,7 @@ def _default_row_group_size(con: duckdb.DuckDBPyConnection) -> None:
         f"select 1 from ducklake_options('{LAKE}') where option_name = 'parquet_row_group_size'"
     ).fetchall()
     if not chosen:
-        con.execute(f"call {LAKE}.set_option('parquet_row_group_size', {int(settings.WRITER_ROW_GROUP_SIZE)})")
+        con.execute(f"call {LAKE}.set_option('parquet_row_group_size', {settings.WRITER_ROW_GROUP_SIZE})")
 
 
 def _options(data_path: str | None, read_only: bool, snapshot: int | None) -> str:

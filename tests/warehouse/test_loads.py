@@ -9,6 +9,7 @@ import pytest
 from sources.base import Parsed, Reject
 from sources.contracts import PRICE_QUOTE, conform
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
+from warehouse import db, settings
 from warehouse.load import RunContext, load_benchmarks, load_prices, record_source_failure
 from warehouse.reference_load import load_reference
 
@@ -291,12 +292,10 @@ def test_a_source_that_is_down_leaves_stored_rows_alone(warehouse):
 
 def test_a_source_with_no_valid_row_loses_nothing_of_the_next_sources_in_the_same_night(tmp_path):
     """A write session lands every source in one transaction (on a lake; per load on a file),
-    and writers attach a file with row groups of 8,192 rows (settings.WRITER_ROW_GROUP_SIZE). DuckDB
-    1.5.5 keeps none of an insert that fills a row group when an insert that read an empty
-    frame went first into the same table in that transaction, so a source whose rows were all
-    rejected must insert nothing at all."""
-    from warehouse import db, settings
-
+    and writers attach a file with row groups of 8,192 rows (settings.WRITER_ROW_GROUP_SIZE).
+    DuckDB 1.5.5 keeps none of an insert that fills a row group when an insert that read an
+    empty frame went first into the same table in that transaction, so a source whose rows
+    were all rejected must insert nothing at all."""
     con = db.connect(str(tmp_path / "w.duckdb"))
     try:
         with db.session_transaction(con):
