@@ -80,9 +80,12 @@ def connect(
         load(con, *names)
         con.execute(f"attach '{sql_string(where.uri)}' as {LAKE} {_options(data_path, read_only, snapshot)}")
         con.execute(f"use {LAKE}")
-        if not read_only:
-            _default_row_group_size(con)
-        if "httpfs" not in names and stored_data_path(con).startswith(OBJECT_STORES):
+        chosen = _catalog_options(con)  # one catalog round trip for both questions
+        if not read_only and "parquet_row_group_size" not in chosen:
+            # the writers' size (settings.py says why) on a lake that has none of its own; a
+            # size someone set on the lake stays. DuckLake keeps it in the catalog.
+            con.execute(f"call {LAKE}.set_option('parquet_row_group_size', {settings.WRITER_ROW_GROUP_SIZE})")
+        if "httpfs" not in names and chosen["data_path"].startswith(OBJECT_STORES):
             load(con, "httpfs")  # an existing lake on object storage (a reader does not name the path)
     except duckdb.Error as exc:
         con.close()
@@ -104,9 +107,14 @@ def current_snapshot(con: duckdb.DuckDBPyConnection) -> int:
 
 def stored_data_path(con: duckdb.DuckDBPyConnection) -> str:
     """Where the attached lake keeps its Parquet files, as its catalog records it."""
-    return con.execute(
-        f"select value from ducklake_options('{LAKE}') where option_name = 'data_path'"
-    ).fetchone()[0]
+    return _catalog_options(con)["data_path"]
+
+
+def _catalog_options(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The lake-wide options the attached lake's catalog records, by name."""
+    return dict(con.execute(
+        f"select option_name, value from ducklake_options('{LAKE}') where scope = 'GLOBAL'"
+    ).fetchall())
 
 
 def snapshot_of_day(con: duckdb.DuckDBPyConnection, day: date) -> int:
@@ -144,16 +152,6 @@ def expire_history(con: duckdb.DuckDBPyConnection, keep: timedelta | None = None
     expired = con.execute(f"call ducklake_expire_snapshots('{LAKE}', older_than => ?)", [cutoff]).fetchall()
     con.execute(f"call ducklake_cleanup_old_files('{LAKE}', older_than => ?)", [cutoff])
     return len(expired)
-
-
-def _default_row_group_size(con: duckdb.DuckDBPyConnection) -> None:
-    """Give a lake without a Parquet row group size of its own the writers' (settings.py says
-    why); a size someone set on the lake stays. DuckLake keeps it in the catalog, not per session."""
-    chosen = con.execute(
-        f"select 1 from ducklake_options('{LAKE}') where option_name = 'parquet_row_group_size'"
-    ).fetchall()
-    if not chosen:
-        con.execute(f"call {LAKE}.set_option('parquet_row_group_size', {settings.WRITER_ROW_GROUP_SIZE})")
 
 
 def _options(data_path: str | None, read_only: bool, snapshot: int | None) -> str:
