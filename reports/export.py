@@ -2,13 +2,17 @@
 
 Reads through the warehouse's read-only door (any backend) and writes with pyarrow, so the
 reader never needs DuckDB's file access. Rows are sorted on every column, so the same
-warehouse always gives the same files.
+warehouse always gives the same files. In CSV, a text cell a spreadsheet would run as a
+formula (text from a quotes file can be anything) starts with a quote, so it shows as text.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pyarrow
+import pyarrow.compute
 import pyarrow.csv
 import pyarrow.parquet
 
@@ -28,6 +32,10 @@ TABLES = (
     "run_log",           # one row per run
 )
 FORMATS = ("parquet", "csv")
+# A spreadsheet runs a text cell starting with one of these as a formula; a leading quote makes
+# it text (OWASP's advice on CSV injection). Numbers are left alone: -2 stays a number.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+AS_TEXT = "'"
 
 
 def export(con, out_dir: Path, fmt: str = "parquet") -> list[tuple[Path, int]]:
@@ -47,6 +55,23 @@ def export(con, out_dir: Path, fmt: str = "parquet") -> list[tuple[Path, int]]:
         if fmt == "parquet":
             pyarrow.parquet.write_table(data, path)
         else:
-            pyarrow.csv.write_csv(data, path)
+            pyarrow.csv.write_csv(spreadsheet_columns(data), path)
         written.append((path, data.num_rows))
     return written
+
+
+def spreadsheet_text(value):
+    """A cell for a CSV file: text that would run as a formula gets a leading quote; the rest as it is."""
+    return AS_TEXT + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
+def spreadsheet_columns(table: pyarrow.Table) -> pyarrow.Table:
+    """The table with spreadsheet_text's rule applied to every text column, at once."""
+    formula = "^(?:" + "|".join(re.escape(start) for start in FORMULA_STARTS) + ")"
+    for i, field in enumerate(table.schema):
+        if pyarrow.types.is_string(field.type) or pyarrow.types.is_large_string(field.type):
+            text = table.column(i)
+            quoted = pyarrow.compute.binary_join_element_wise(AS_TEXT, text, "")
+            guarded = pyarrow.compute.if_else(pyarrow.compute.match_substring_regex(text, formula), quoted, text)
+            table = table.set_column(i, field, guarded)
+    return table
