@@ -6,26 +6,51 @@ the nightly run, an ingest loads everything kept for that source and day, not on
 file, so an ingest and a later replay of the day validate exactly the same batch (a quote
 given in two files of one day is one duplicate either way). Each load replaces only the
 rows of the payloads it read.
+
+Both parse what they load only once they hold the write turn: when a newer copy of the same
+file is kept under raw/ while an ingest waits, that copy is what it loads, never the older one
+over it. A file whose name a file from another path holds that day is kept beside it (its
+name gets a suffix from its path); one from the same path replaces it, and raw_store sets
+the replaced bytes aside.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from flows.writer import new_run_id, parse_kept, record_unusable, write_run
-from sources import raw_store
+from flows.writer import SourceLoad, Unusable, new_run_id, parse_kept, write_run
+from sources import raw_store, skypilot
 from sources.base import Payload, SourceError
-from sources.registry import all_specs, check_provider, ingest_name, parse_one, resolve, spec_for
+from sources.registry import LIVE_NAMES, all_specs, check_provider, ingest_name, parse_one, resolve, spec_for
 from warehouse import settings
 from warehouse.load import RunContext
-from warehouse.write_session import Holder
+from warehouse.location import parse
+from warehouse.write_session import JOURNAL_DIR, Holder
+
+# Sources whose files name the provider they describe, and how to tell one saved from another
+# provider: (local file, payload) -> why it is not `payload.provider`'s, or None.
+PROVIDER_CHECKS: dict[str, Callable[[Path, Payload], str | None]] = {"skypilot": skypilot.wrong_cloud}
 
 
 class NothingToDo(Exception):
     """The request names nothing that can be loaded (no file, no payloads kept that day)."""
+
+
+class WrongProvider(NothingToDo):
+    """The file describes another provider than the one named: nothing of it can be loaded as that one."""
+
+
+class CannotWrite(Exception):
+    """A folder the write needs is read-only for this user: refused before anything changes."""
+
+    def __init__(self, folder: Path):
+        super().__init__(f"cannot write to {folder}")
+        self.folder = folder
 
 
 @dataclass(frozen=True)
@@ -34,7 +59,6 @@ class Outcome:
     summary: dict
     kept: list[raw_store.Kept]  # ingest: the files just kept; replay: every payload read
     message: str = ""
-    replaced: bool = False  # ingest: a different payload was kept under the same name that day
 
 
 def check_day(day: date) -> date:
@@ -61,27 +85,73 @@ def ingest_file(
     provider = check_provider(provider) if provider else spec.default_provider
     directory = settings.data_dir(data_dir)
     warehouse = settings.warehouse_path(directory, warehouse)
-    run = RunContext.new(new_run_id(day), day)
+    raw_dir = settings.raw_dir(directory)
+    check_writable(directory, warehouse, raw_dir / name / day.isoformat())
     payloads, problem = _payloads(name, file, provider)
-    usable = []
-    for payload in payloads:
-        parsed, why = parse_one(name, payload, day)
-        if parsed is None:
-            problem = problem or why
-        else:
-            usable.append(payload)
+    _check_provider(name, file, payloads)
+    usable, problem = _usable(name, payloads, day, problem)
+    run = RunContext.new(new_run_id(day), day)
     if not usable:
         # Not kept under raw/: a file nothing can be read from would make every later replay
         # of the day fail on it too. The user still has the file; rejected_row says why.
-        summary = record_unusable(warehouse, directory, run, "ingest", name, f"ingest of {file}: {problem}")
-        return Outcome(False, summary, [], problem)
-    raw_dir = settings.raw_dir(directory)
-    before = {k.name: k.sha256 for k in raw_store.kept_day(raw_dir, name, day)}
-    kept = [raw_store.save(payload, raw_dir, day, run.run_id) for payload in usable]
-    load = parse_kept(name, raw_dir, day)
-    summary = write_run(warehouse, directory, run, "ingest", [load], count_baseline=False, on_wait=on_wait)
-    replaced = any(before.get(k.name, k.sha256) != k.sha256 for k in kept)
-    return Outcome(True, summary, kept, replaced=replaced)
+        unusable = Unusable(name, f"ingest of {file}: {problem}")
+        return Outcome(False, write_run(warehouse, directory, run, "ingest", unusable, on_wait=on_wait), [], problem)
+    # A single file is kept under its own name, unless that name holds another path's file that day.
+    by_path = not file.is_dir() and not (name in LIVE_NAMES and provider)
+    named = [_named(payload, raw_dir, day) for payload in usable] if by_path else usable
+    kept = [raw_store.save(payload, raw_dir, day, run.run_id) for payload in named]
+
+    def parsed_in_turn() -> list[SourceLoad]:  # what raw/ holds once no other writer can change it
+        return [parse_kept(name, raw_dir, day)]
+
+    summary = write_run(warehouse, directory, run, "ingest", parsed_in_turn, count_baseline=False, on_wait=on_wait)
+    return Outcome(True, summary, kept)
+
+
+def _usable(name: str, payloads: list[Payload], day: date, problem: str) -> tuple[list[Payload], str]:
+    """The payloads something can be read from, and (when there are none) why."""
+    checked = [(payload, *parse_one(name, payload, day)) for payload in payloads]
+    usable = [payload for payload, parsed, _ in checked if parsed is not None]
+    return usable, "" if usable else problem or next((why for _, parsed, why in checked if parsed is None), "")
+
+
+def _named(payload: Payload, raw_dir: Path, day: date) -> Payload:
+    """The payload under the name its path's file has that day, else its own name if free, else
+    its name with a suffix from its path: another path's file of that name keeps its copy."""
+    folder = raw_dir / payload.source / day.isoformat()
+    origins = raw_store.kept_origins(raw_dir, payload.source, day)
+    ours = sorted(name for name, origin in origins.items() if payload.url in (origin, str(folder / name)))
+    if ours:
+        return replace(payload, name=ours[0])
+    return payload if payload.name not in origins else replace(payload, name=_path_suffixed(payload))
+
+
+def _path_suffixed(payload: Payload) -> str:
+    """`quotes.csv` from /a/b/quotes.csv as `quotes-<8 hex digits of its path's hash>.csv` (the
+    parsers read the format from the extension, so it stays last)."""
+    name = Path(payload.name)
+    return f"{name.stem}-{hashlib.sha256(payload.url.encode()).hexdigest()[:8]}{name.suffix}"
+
+
+def check_writable(data_dir: Path, warehouse: str, *folders: Path) -> None:
+    """Refuse, before anything is read or written, when a folder a write needs is read-only for
+    this user: the data directory, the warehouse's own folder, and `folders` (or the nearest of
+    their parents that exists)."""
+    own_file = parse(warehouse).local_file
+    for folder in (data_dir, data_dir / JOURNAL_DIR, *folders, *([own_file.parent] if own_file else [])):
+        existing = next(p for p in (folder, *folder.parents) if p.exists())
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise CannotWrite(existing)
+
+
+def _check_provider(name: str, file: Path, payloads: list[Payload]) -> None:
+    """A file of another provider than the one named is refused before anything is kept or loaded."""
+    check = PROVIDER_CHECKS.get(name)
+    if check is None or file.is_dir():
+        return
+    for payload in payloads:
+        if why := check(file, payload):
+            raise WrongProvider(f"{why} (nothing was kept or loaded)")
 
 
 def _payloads(name: str, file: Path, provider: str | None) -> tuple[list[Payload], str]:
@@ -116,14 +186,18 @@ def replay_day(
     check_day(day)
     directory = settings.data_dir(data_dir)
     raw_dir = settings.raw_dir(directory)
-    names = raw_store.sources_on(raw_dir, day)
     # A folder no source owns (left there by hand) is not ours to parse.
-    loads = [parse_kept(name, raw_dir, day) for name in names if name in all_specs()]
-    if not loads:
+    names = [name for name in raw_store.sources_on(raw_dir, day) if name in all_specs()]
+    if not names:
         raise NothingToDo(f"no payloads of a known source kept for {day.isoformat()} under {raw_dir}")
+    location = settings.warehouse_path(directory, warehouse)
+    check_writable(directory, location)
+    loads: list[SourceLoad] = []
+
+    def parsed_in_turn() -> list[SourceLoad]:
+        loads.extend(parse_kept(name, raw_dir, day) for name in names)
+        return loads
+
     run = RunContext.new(new_run_id(day), day)
-    summary = write_run(
-        settings.warehouse_path(directory, warehouse), directory, run, "replay", loads, count_baseline=False,
-        on_wait=on_wait,
-    )
+    summary = write_run(location, directory, run, "replay", parsed_in_turn, count_baseline=False, on_wait=on_wait)
     return Outcome(summary["status"] != "failed", summary, [k for load in loads for k in load.kept])

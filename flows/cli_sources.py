@@ -49,8 +49,10 @@ def ingest(
         raise typer.Exit(EXIT["failed"])
     for kept in outcome.kept:
         typer.echo(f"kept {kept.path} (sha256 {kept.sha256[:16]}, {kept.bytes} bytes)")
-        if outcome.replaced:
-            typer.echo(f"    (replaces a different payload kept as {kept.name} that day)")
+        if kept.set_aside:
+            typer.echo(f"    (replaces a different payload kept as {kept.name} that day; the one it replaces is kept "
+                       f"at {kept.set_aside}: to load it again, move it and its .meta.json back and "
+                       f"`gpucalc replay --date {when.isoformat()}`)")
     _echo_sources(outcome.summary)
     typer.echo(f"observed {when.isoformat()}; {outcome.summary['estimate_rows']} estimates rebuilt; "
                f"run {outcome.summary['run_id']} ({outcome.summary['status']})")
@@ -125,21 +127,22 @@ def _overview(location: str, today: date) -> tuple[dict[str, dict], str]:
     import duckdb
 
     from warehouse import db
-    from warehouse.location import BadWarehouse, UnreadableWarehouse
+    from warehouse.location import BadWarehouse, UnreadableWarehouse, parse
     from warehouse.observations import source_overview
 
+    shown = parse(location).shown
     if not db.warehouse_exists(location):
-        return {}, f"no warehouse at {location} yet: `gpucalc run` or `gpucalc ingest` creates it"
+        return {}, f"no warehouse at {shown} yet: `gpucalc run` or `gpucalc ingest` creates it"
     try:
         con = db.connect_reader(location)
     except UnreadableWarehouse as exc:  # damaged, or held by another program: the sources are still worth listing
         return {}, f"{exc}; showing sources only"
     except (duckdb.Error, BadWarehouse) as exc:  # an unreachable lake catalog, say
-        return {}, f"warehouse {location} could not be read ({exc}); showing sources only"
+        return {}, f"warehouse {shown} could not be read ({exc}); showing sources only"
     try:
         frame = source_overview(con, today)
     except duckdb.CatalogException as exc:  # an older warehouse without the status tables
-        return {}, f"warehouse {location} has no source history yet ({exc})"
+        return {}, f"warehouse {shown} has no source history yet ({exc})"
     finally:
         con.close()
     return {row["source"]: row for row in frame.to_dicts()}, ""
@@ -157,11 +160,15 @@ def _echo_sources(summary: dict) -> None:
         shown = sum(r["times"] for r in item["examples"])
         if item["rejected"] > shown:
             typer.echo(f"    ... {item['rejected'] - shown} more in rejected_row")
+    if summary.get("prices"):
+        typer.echo(summary["prices"])
 
 
 def _refused_if_busy(action):
-    """Run a writer action; a warehouse another run held for too long is one sentence, not a trace."""
-    from flows.console import progress
+    """Run a writer action; a warehouse another run held for too long, or a folder it may not
+    write, is one sentence, not a trace."""
+    from flows.backfill import CannotWrite
+    from flows.console import not_writable, progress, unwritable_folder
     from warehouse.location import BadWarehouse
     from warehouse.write_session import WarehouseBusy
 
@@ -173,6 +180,14 @@ def _refused_if_busy(action):
         raise typer.Exit(EXIT["refused"]) from exc
     except BadWarehouse as exc:  # unreachable catalog, a lake kept elsewhere: one sentence
         typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(EXIT["failed"]) from exc
+    except CannotWrite as exc:  # found before anything changed
+        typer.echo(f"error: {not_writable(exc.folder)}", err=True)
+        raise typer.Exit(EXIT["failed"]) from exc
+    except OSError as exc:  # a folder deeper down that is read-only, found by the write itself
+        if (folder := unwritable_folder(exc)) is None:
+            raise
+        typer.echo(f"error: {not_writable(folder)}", err=True)
         raise typer.Exit(EXIT["failed"]) from exc
 
 

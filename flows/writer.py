@@ -4,7 +4,8 @@ Plain functions, no Prefect: the nightly flow calls `write_run` from its one wri
 `gpucalc ingest` / `gpucalc replay` call it directly so they need no Prefect server. The
 write happens in a `warehouse.write_session` (one writer at a time; the live warehouse is
 replaced atomically, so readers never block it and a failed or killed run changes nothing).
-Parsing happens before the session opens, so the lock is held only for the loads.
+`ingest` and `replay` hand it a function that parses their kept payloads, called once the turn
+is held: what they load is then what raw/ holds when they write, whoever kept a payload before.
 """
 
 from __future__ import annotations
@@ -27,14 +28,21 @@ from warehouse.load import (
     load_benchmarks,
     load_prices,
     record_source_failure,
-    remove_payload,
+    remove_providers,
 )
 from warehouse.location import UnreadableWarehouse
-from warehouse.observations import first_rejects, index_payloads, load_parsed, table_for
+from warehouse.observations import (
+    first_rejects,
+    index_payloads,
+    live_priced_providers,
+    load_parsed,
+    prices_ranked,
+    table_for,
+)
 from warehouse.rebuild import rebuild_estimates
 from warehouse.reference_load import load_reference
 from warehouse.run_log import as_of_date, finish_run, record_interrupted, record_source_status, start_run
-from warehouse.write_session import Holder, WarehouseBusy, journal_run, writing
+from warehouse.write_session import Holder, WarehouseBusy, Writer, journal_run, turn_taken, writing
 
 SHOW_REJECTS = 5  # rejected rows per source echoed on the console; the rest are in rejected_row
 log = logging.getLogger(__name__)
@@ -57,15 +65,33 @@ class SourceLoad:
     problems: list[tuple[str, str]] = field(default_factory=list)  # (payload id, why unreadable)
 
 
+@dataclass(frozen=True)
+class Unusable:
+    """A payload nothing could be read from: the run records one rejected_row and fails."""
+
+    source: str
+    message: str
+
+
+# What a writer loads: its sources' loads, or, for an ingest of a file nothing could be read from, why.
+Prepared = list[SourceLoad] | Unusable
+
+
 def parse_kept(source: str, raw_dir: Path, day: date) -> SourceLoad:
     """Parse every payload kept for a source on a day; no payload parses -> failed."""
-    kept = raw_store.kept_day(raw_dir, source, day)
+    limit = spec_for(source).max_bytes
+    kept = raw_store.kept_day(raw_dir, source, day, limit)
+    too_big = raw_store.oversized(raw_dir, source, day, limit)
     checked = [(k, k.changed_since_kept()) for k in kept]
     intact = [k for k, why in checked if why is None]
-    # a payload whose bytes are no longer those kept is evidence changed after the fact: its
-    # own problem, like a payload that does not parse (the others load)
-    problems = [(raw_store.payload_id(source, day, k.name), why) for k, why in checked if why is not None]
-    result = parse_payloads(source, [raw_store.as_payload(k) for k in intact], day) if intact or not kept else None
+    # a payload over the size limit, or whose bytes are no longer those kept (evidence changed
+    # after the fact), is its own problem, like a payload that does not parse (the others load)
+    problems = [(raw_store.payload_id(source, day, name),
+                 f"{name}: {size:,} bytes is over the {limit:,}-byte limit for {source} payloads; not read")
+                for name, size in too_big]
+    problems += [(raw_store.payload_id(source, day, k.name), why) for k, why in checked if why is not None]
+    nothing_kept = not (kept or too_big)
+    result = parse_payloads(source, [raw_store.as_payload(k) for k in intact], day) if intact or nothing_kept else None
     parsed, window = (result.parsed, result.window) if result else (None, [])
     problems += result.problems if result else []
     message = "; ".join(why for _, why in problems)
@@ -79,7 +105,7 @@ def write_run(
     data_dir: Path,
     run: RunContext,
     mode: str,
-    loads: list[SourceLoad],
+    loads: Prepared | Callable[[], Prepared],
     *,
     bundled_prices: bool | None = None,
     count_baseline: bool = True,
@@ -87,18 +113,27 @@ def write_run(
 ) -> dict:
     """Reference + bundled data, each source's load, estimates and the run log, in order.
 
-    `bundled_prices`: True loads the bundled price snapshot (offline nights); None (the
-    default) loads it only when no live or user source has given the warehouse a rental
-    price yet, so a first night without network still prices its estimates (the report
-    says they are the bundled, stale snapshot). `count_baseline=False` keeps the bundled
-    loads out of the run's row counts (ingest and replay report only what they were asked
-    to load). Returns finish_run's summary plus a `sources` list: status, counts, message
-    and the first rejected rows per source. A second writer waits for the first; a writer
-    that cannot get its turn leaves a `refused` run_log row and raises WarehouseBusy.
+    `loads` may be a function returning them, called once this writer holds the turn (and
+    before the warehouse is opened): payloads it parses then cannot be replaced under raw/ by
+    another writer before they load. `Unusable` (or a function returning it) records only that.
+
+    `bundled_prices`: True or None (the default) load the bundled price snapshot's quotes for
+    every provider no live price source has priced, on every kind of run, so a night without
+    network still prices its estimates and no writer flips the market another one left; False
+    leaves the stored snapshot as it is. The summary's `prices` says which prices ranked.
+    `count_baseline=False` keeps the bundled loads out of the run's row counts (ingest and
+    replay report only what they were asked to load). Returns finish_run's summary plus a
+    `sources` list: status, counts, message and the first rejected rows per source. A second
+    writer waits for the first; a writer that cannot get its turn leaves a `refused` run_log
+    row and raises WarehouseBusy.
     """
     try:
-        with writing(warehouse, data_dir, run.run_id, run.run_date, mode, on_wait=on_wait) as session:
-            return _write(session, data_dir, run, mode, loads, bundled_prices, count_baseline)
+        with turn_taken(warehouse, data_dir, run.run_id, run.run_date, mode, on_wait=on_wait) as turn:
+            prepared = loads() if callable(loads) else loads
+            with turn.session() as session:
+                if isinstance(prepared, Unusable):
+                    return _record_unusable(session, run, mode, prepared)
+                return _write(session, data_dir, run, mode, prepared, bundled_prices, count_baseline)
     except WarehouseBusy as exc:
         journal_run(data_dir, _log_row(run, mode, "refused", str(exc)))
         raise
@@ -110,19 +145,18 @@ def write_run(
         raise
 
 
-def record_unusable(warehouse: str, data_dir: Path, run: RunContext, mode: str, source: str, message: str) -> dict:
-    """A payload nothing could be read from: one rejected_row and a failed run_log row, nothing else.
+def _record_unusable(session: Writer, run: RunContext, mode: str, unusable: Unusable) -> dict:
+    """One rejected_row and a failed run_log row, nothing else.
 
     No source_status row: a bad local file says nothing about whether the live source works,
     so it must not mark the source failed in tonight's report.
     """
-    with writing(warehouse, data_dir, run.run_id, run.run_date, mode) as session:
-        con = session.con
-        if session.interrupted:
-            record_interrupted(con, session.interrupted)
-        start_run(con, run, mode)
-        record_source_failure(con, source, table_for(spec_for(source).kind), message, run)
-        return finish_run(con, run, [], {}, [], error=message)
+    con = session.con
+    if session.interrupted:
+        record_interrupted(con, session.interrupted)
+    start_run(con, run, mode)
+    record_source_failure(con, unusable.source, table_for(spec_for(unusable.source).kind), unusable.message, run)
+    return finish_run(con, run, [], {}, [], error=unusable.message)
 
 
 def _write(session, data_dir, run, mode, loads, bundled_prices, count_baseline) -> dict:
@@ -149,16 +183,16 @@ def _write(session, data_dir, run, mode, loads, bundled_prices, count_baseline) 
         result = load_parsed(con, item.source, spec_for(item.source).kind, item.parsed, run, item.window)
         results.append(result)
         statuses.append((item.source, "ok", result.loaded, result.rejected, item.message))
-    if bundled_prices or (bundled_prices is None and not _has_rental_prices(con)):
-        prices = bundled.load_price_snapshot()
-        baseline_loads.append(load_prices(con, "bundled_snapshot", prices, run, [bundled.PRICE_PAYLOAD]))
-    elif bundled_prices is None:  # live prices are in: the snapshot that stood in for them goes
-        remove_payload(con, "price_quote", bundled.PRICE_PAYLOAD)
+    if bundled_prices is not False:
+        baseline_loads.append(_load_price_snapshot(con, run))
+    prices = prices_ranked(con, as_of_date(con, run.run_date))
+    log.info("run %s %s", run.run_id, prices)
     record_source_status(con, run, statuses)
     counts = rebuild_estimates(con, run.run_id, as_of_date(con, run.run_date))
     summary = finish_run(con, run, baseline_loads + results if count_baseline else results, counts, statuses)
     payloads = {item.source: len(item.kept) for item in loads}
     summary["sources"] = [_status(con, run, s) | {"payloads": payloads.get(s[0], 0)} for s in statuses]
+    summary["prices"] = prices
     return summary
 
 
@@ -200,12 +234,14 @@ def _load_baseline(con, run: RunContext, data_dir: Path, mode: str) -> list[Load
     return loaded
 
 
-def _has_rental_prices(con) -> bool:
-    """Whether any source but the bundled snapshot has given the warehouse a rental price."""
-    return bool(con.execute(
-        "select count(*) from price_quote where pricing <> 'owned' and payload is distinct from ?",
-        [bundled.PRICE_PAYLOAD],
-    ).fetchone()[0])
+def _load_price_snapshot(con, run: RunContext) -> LoadResult:
+    """The bundled snapshot's quotes, but for the providers a live price source has priced:
+    those stand down (a live fetch replaces them); your quotes and runs only add to the market."""
+    replaced = live_priced_providers(con)
+    # whatever the night's date: the load below leaves the rows dated after the night as stored
+    remove_providers(con, "price_quote", bundled.PRICE_PAYLOAD, replaced)
+    prices = bundled.load_price_snapshot(without_providers=replaced)
+    return load_prices(con, "bundled_snapshot", prices, run, [bundled.PRICE_PAYLOAD])
 
 
 def _status(con, run: RunContext, status: tuple[str, str, int, int, str]) -> dict:

@@ -1,12 +1,16 @@
 """The bundled offline observations: a dated price snapshot and benchmark results.
 
-The nightly run loads these when it has no network, so every estimate still has prices and
-calibration points. Both CSVs live in `sources/data/` and are composed by hand from public
-catalogs and MLPerf results; `sources/data/OBSERVATIONS.md` says where every row came from.
+Every run loads these, so every estimate has calibration points and, where no live source
+has priced a provider yet, its prices: a live source's quotes for a provider replace the
+snapshot's quotes for that provider (each snapshot row names the provider whose catalog it
+was read from), while your quotes and runs add to them. Both CSVs live in `sources/data/`
+and are composed by hand from public catalogs and MLPerf results;
+`sources/data/OBSERVATIONS.md` says where every row came from.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import date
 from importlib import resources
 
@@ -20,6 +24,7 @@ BENCHMARK_FILE = "benchmark_results.csv"
 # Their payload ids in the warehouse: each load of a bundled file replaces its rows.
 PRICE_PAYLOAD = "bundled/" + PRICE_FILE
 BENCHMARK_PAYLOAD = "bundled/" + BENCHMARK_FILE
+PAYLOADS = (PRICE_PAYLOAD, BENCHMARK_PAYLOAD)
 
 # The day the catalogs behind price_snapshot.csv were read; every quote carries it.
 SNAPSHOT_DATE = date(2026, 11, 1)
@@ -39,9 +44,10 @@ def _read(filename: str, schema: dict[str, pl.DataType]) -> pl.DataFrame:
     return conform(frame, schema)
 
 
-def load_price_snapshot() -> Parsed:
-    """The bundled price snapshot as PRICE_QUOTE rows."""
-    return Parsed(rows=_read(PRICE_FILE, PRICE_QUOTE), rejects=[])
+def load_price_snapshot(without_providers: Collection[str] = ()) -> Parsed:
+    """The bundled price snapshot as PRICE_QUOTE rows, but for the providers named."""
+    rows = _read(PRICE_FILE, PRICE_QUOTE)
+    return Parsed(rows=rows.filter(~pl.col("provider").is_in(list(without_providers))), rejects=[])
 
 
 def load_benchmark_results() -> Parsed:

@@ -13,10 +13,13 @@ Rows stream from the text; one bad row or price is one reject.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import logging
 import re
 from datetime import date
+from itertools import islice
+from pathlib import Path
 
 import requests
 
@@ -60,6 +63,23 @@ KNOWN_COUNTS: dict[tuple[str, str], float] = {
     ("azure", "Standard_ND96amsr_A100_v4"): 8.0,
 }
 
+# Instance-type names only one cloud uses ("p5.48xlarge", "Standard_ND96isr_H100_v5",
+# "gpu_8x_h100_sxm5", "a2-highgpu-1g", "BM.GPU.H100.8"): how an ingest tells a catalog saved
+# from another cloud before its rows are stored under the wrong provider. Other clouds' names
+# have no shape of their own; their files are told by the file name alone.
+INSTANCE_SHAPES = {
+    "aws": re.compile(r"^[a-z][a-z0-9-]*\.(?:nano|micro|small|medium|\d*x?large|metal(?:-\d+xl)?)$"),
+    "azure": re.compile(r"^(?:Standard|Basic)_"),
+    "gcp": re.compile(r"^[a-z][a-z0-9]{1,5}-(?:[a-z]+gpu|standard|highmem|highcpu|ultramem|megamem)-\d+[a-z]?$"),
+    "lambda": re.compile(r"^(?:gpu|cpu)_\d+x_"),
+    "oci": re.compile(r"^(?:BM|VM)\.[A-Za-z]"),
+}
+SHAPE_SAMPLE = 5000  # rows looked at: enough to tell a cloud, bounded for the largest catalog
+MOSTLY = 0.8  # the share of rows with another cloud's shape that says the file is that cloud's
+# SkyPilot names its files by cloud: <cloud>_vms.csv as the live fetch keeps them, or
+# catalogs/<version>/<cloud>/vms.csv in a checkout of skypilot-catalog.
+KEPT_FILE_NAME = re.compile(r"^([a-z0-9]+)_vms\.csv$")
+
 log = logging.getLogger(__name__)
 
 
@@ -79,6 +99,45 @@ def fetch(session: requests.Session, observed_at: date, clouds: tuple[str, ...] 
     if failures:
         log.warning("skypilot: %d cloud(s) failed: %s", len(failures), failures_in_short(failures))
     return payloads
+
+
+def wrong_cloud(file: Path, payload: Payload) -> str | None:
+    """Why a local catalog file is not the catalog of `payload.provider` (one sentence), or None.
+
+    By its name first (lambda_vms.csv, catalogs/v8/lambda/vms.csv), then by the shape of its
+    instance types; a file that cannot be read as a catalog is left to `parse` to refuse.
+    """
+    claimed = (payload.provider or "").lower()
+    named = _cloud_named_by(file)
+    if named and named != claimed:
+        return f"{file.name} is SkyPilot's catalog of {named}, not of {claimed}: ingest it with --provider {named}"
+    try:
+        types = [row["InstanceType"] for _, row in islice(read_table(payload).rows(), SHAPE_SAMPLE)
+                 if row["InstanceType"]]
+    except (SourceError, csv.Error):
+        return None
+    if not types:
+        return None
+    share = {cloud: sum(bool(shape.match(t)) for t in types) / len(types) for cloud, shape in INSTANCE_SHAPES.items()}
+    likeliest = max(share, key=share.get)
+    if likeliest != claimed and share[likeliest] >= MOSTLY:
+        example = next(t for t in types if INSTANCE_SHAPES[likeliest].match(t))
+        return (f"{file.name} looks like {likeliest}'s catalog (instance types like {example}), not {claimed}'s: "
+                f"ingest it with --provider {likeliest}")
+    if claimed in share and share[claimed] < 1 - MOSTLY:
+        example = next(t for t in types if not INSTANCE_SHAPES[claimed].match(t))
+        return (f"{file.name} does not look like {claimed}'s catalog (instance types like {example}): check the "
+                "file, or name its cloud with --provider")
+    return None
+
+
+def _cloud_named_by(file: Path) -> str | None:
+    match = KEPT_FILE_NAME.match(file.name)
+    if match and match[1] in CLOUDS:
+        return match[1]
+    if file.name == "vms.csv" and file.parent.name in CLOUDS:
+        return file.parent.name
+    return None
 
 
 def _download(session: requests.Session, cloud: str) -> tuple[str, bytes]:

@@ -17,6 +17,7 @@ from datetime import UTC, date, datetime
 import duckdb
 import polars as pl
 
+from sources import bundled
 from sources.base import Parsed, Reject
 from sources.contracts import BENCHMARK_REQUIRED, PRICE_REQUIRED
 from warehouse import plausibility, validation
@@ -51,7 +52,7 @@ def load_prices(
         (pl.col("usd_per_instance_hour") / pl.col("gpus_per_instance")).alias("usd_per_gpu_hour"),
         validation.days_in_future("observed_at", run.run_date),
     )
-    frame = plausibility.price_bounds(con, frame)
+    frame = plausibility.price_bounds(con, _with_kept_order(con, frame))
     rules = validation.price_rules()
     return _merge(con, source, "price_quote", frame, parsed.rejects, rules, PRICE_REQUIRED, run, window)
 
@@ -63,7 +64,7 @@ def load_benchmarks(
     frame = _with_payload(resolve_rows(con, parsed.rows), window).with_columns(
         validation.days_in_future("measured_at", run.run_date)
     )
-    frame = plausibility.benchmark_bounds(con, frame)
+    frame = plausibility.benchmark_bounds(con, _with_kept_order(con, frame))
     rules = validation.benchmark_rules(plausibility.known_workloads(con))
     return _merge(con, source, "benchmark_result", frame, parsed.rejects, rules, BENCHMARK_REQUIRED, run, window)
 
@@ -99,6 +100,42 @@ def remove_payload(con: duckdb.DuckDBPyConnection, table: str, payload: str) -> 
         con.execute("delete from rejected_row where target_table = ? and payload = ?", [table, payload])
 
 
+def remove_providers(con: duckdb.DuckDBPyConnection, table: str, payload: str, providers: Sequence[str]) -> None:
+    """Drop the rows and rejects one payload loaded for these providers (quotes another source replaced)."""
+    with transaction(con):
+        con.execute(f"delete from {table} where payload = ? and provider in (select unnest(?::varchar[]))",
+                    [payload, list(providers)])
+        con.execute(
+            """delete from rejected_row where target_table = ? and payload = ?
+               and json_extract_string(row_json, '$.provider') in (select unnest(?::varchar[]))""",
+            [table, payload, list(providers)],
+        )
+
+
+def _with_kept_order(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.DataFrame:
+    """Rank each row's payload by when it was kept under raw/, 0 = kept last (ties and payloads
+    not kept there, like the bundled files, by payload id): of rows that share a key, the
+    validation keeps the latest-kept payload's, so a file ingested later corrects an earlier one."""
+    payloads = frame.select(pl.col("payload").unique().drop_nulls())
+    kept = con.execute(
+        """select source || '/' || strftime(run_date, '%Y-%m-%d') || '/' || name as payload,
+                  max(fetched_at) as kept_at
+           from raw_payload
+           where source || '/' || strftime(run_date, '%Y-%m-%d') || '/' || name in (select unnest(?::varchar[]))
+           group by 1""",
+        [payloads["payload"].to_list()],
+    ).pl()
+    ranked = (
+        payloads.join(kept, on="payload", how="left")
+        .sort(["kept_at", "payload"], descending=[True, False], nulls_last=True)
+        .with_row_index(validation.KEPT_ORDER)
+        .select("payload", pl.col(validation.KEPT_ORDER).cast(pl.Int64))
+    )
+    return frame.join(ranked, on="payload", how="left", maintain_order="left").with_columns(
+        pl.col(validation.KEPT_ORDER).fill_null(ranked.height)
+    )
+
+
 def _with_payload(frame: pl.DataFrame, window: Sequence[str]) -> pl.DataFrame:
     if "payload" in frame.columns:
         return frame
@@ -107,33 +144,56 @@ def _with_payload(frame: pl.DataFrame, window: Sequence[str]) -> pl.DataFrame:
     return frame.with_columns(pl.lit(window[0], dtype=pl.String).alias("payload"))
 
 
+DATED_BY = {"price_quote": "observed_at", "benchmark_result": "measured_at"}
+
+
 def _merge(con, source, table, frame, parse_rejects, rules, required, run, window) -> LoadResult:
+    frame, up_to = _observed_by_run(frame, window, run)
     frame, unsafe = validation.quarantine_unsafe_values(source, frame)
     violations = validation.validate(table, frame, rules, required)
     good, rejects = _split(source, frame, violations, [*parse_rejects, *unsafe])
     with transaction(con):
-        _delete_window(con, table, source, run, window)
+        _delete_window(con, table, source, run, window, up_to)
         _insert(con, table, good, run)
         _insert_rejects(con, table, rejects, run)
     return LoadResult(source, table, good.height, len(rejects))
 
 
-def _delete_window(con, table: str, source: str, run: RunContext, window: Sequence[str]) -> None:
-    """Remove what these payloads loaded before: their rows and their rejects.
+def _observed_by_run(frame: pl.DataFrame, window: Sequence[str], run: RunContext) -> tuple[pl.DataFrame, date | None]:
+    """The rows a load may hold, and the last day it replaces (None: every day).
+
+    The bundled files are loaded by every night, whatever its date: a night dated before some
+    of their rows is history, so those rows are neither loaded nor rejected, and the copies an
+    earlier night stored stay. Any other payload's rows dated after the run are date_in_future.
+    """
+    if not set(window) <= set(bundled.PAYLOADS):
+        return frame, None
+    return frame.filter(pl.col("days_in_future") <= 0), run.run_date
+
+
+def _delete_window(
+    con, table: str, source: str, run: RunContext, window: Sequence[str], up_to: date | None = None
+) -> None:
+    """Remove what these payloads loaded before: their rows and their rejects (dated up to
+    `up_to`, when given).
 
     Rows loaded before payload ids existed carry none; they belong to (source, day of the
     run that loaded them) and go when that source's payloads of that day are loaded again.
     """
+    dated = DATED_BY[table]
     con.execute(
-        f"""delete from {table} where payload in (select unnest(?::varchar[]))
-            or (payload is null and source = ? and try_cast(left(run_id, 10) as date) = ?)""",
-        [list(window), source, _window_day(window, run)],
+        f"""delete from {table} where (payload in (select unnest(?::varchar[]))
+            or (payload is null and source = ? and try_cast(left(run_id, 10) as date) = ?))
+            and (?::date is null or {dated} is null or {dated} <= ?::date)""",
+        [list(window), source, _window_day(window, run), up_to, up_to],
     )
     con.execute(
-        """delete from rejected_row where target_table = ?
+        f"""delete from rejected_row where target_table = ?
            and (payload in (select unnest(?::varchar[]))
-                or (payload is null and source = ? and run_date = ? and scope <> 'source_unusable'))""",
-        [table, list(window), source, _window_day(window, run)],
+                or (payload is null and source = ? and run_date = ? and scope <> 'source_unusable'))
+           and (?::date is null
+                or coalesce(try_cast(json_extract_string(row_json, '$.{dated}') as date), ?::date) <= ?::date)""",
+        [table, list(window), source, _window_day(window, run), up_to, up_to, up_to],
     )
 
 
@@ -151,11 +211,15 @@ def _split(
     bad_indices = sorted({v.row_index for v in violations})
     rejects = list(other_rejects)
     if bad_indices:
-        bad_rows = dict(zip(bad_indices, frame[bad_indices].to_dicts(), strict=True))
+        named = sorted(set(bad_indices) | {v.kept_index for v in violations if v.kept_index is not None})
+        rows = dict(zip(named, frame[named].to_dicts(), strict=True))
         for v in violations:
-            row = bad_rows[v.row_index]
+            row = rows[v.row_index]
             position = row.get("source_row") or v.row_index + 1
             detail = f"{source} row {position}: {v.detail}"
+            if v.kept_index is not None:
+                kept = rows[v.kept_index]
+                detail += f"; kept: {kept.get('payload')} row {kept.get('source_row') or v.kept_index + 1}"
             rejects.append(Reject(source, position, v.rule, detail, _jsonable(row), row.get("payload")))
     good = frame.filter(~pl.int_range(pl.len()).is_in(bad_indices)) if bad_indices else frame
     return good, rejects

@@ -11,8 +11,10 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from sources import bundled
 from sources.base import Parsed
 from sources.raw_store import Kept
+from sources.registry import all_specs
 from warehouse.db import transaction
 from warehouse.load import LoadResult, RunContext, load_benchmarks, load_prices
 
@@ -31,6 +33,40 @@ def load_parsed(
     """Validate and merge one source's parsed rows into the table its kind feeds."""
     loader = load_prices if kind == "prices" else load_benchmarks
     return loader(con, source, parsed, run, window)
+
+
+def live_price_sources() -> list[str]:
+    return [name for name, spec in all_specs().items() if spec.live and spec.kind == "prices"]
+
+
+def live_priced_providers(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Providers a live price source has given quotes for: the bundled snapshot's quotes of
+    those providers stand down, whatever kind of run comes next (your own quotes do not count)."""
+    return [row[0] for row in con.execute(
+        "select distinct provider from price_quote where source in (select unnest(?::varchar[])) order by 1",
+        [live_price_sources()],
+    ).fetchall()]
+
+
+def prices_ranked(con: duckdb.DuckDBPyConnection, day: date) -> str:
+    """Which prices the estimates as of `day` rank, by origin, in one line for the run's summary
+    and log: 'prices: bundled snapshot of 2026-11-01 for azure, gcp; live for aws; your files for acme'."""
+    by_origin = dict(con.execute(
+        """select case when payload = ? then 'snapshot'
+                       when source in (select unnest(?::varchar[])) then 'live' else 'files' end as origin,
+                  string_agg(distinct provider, ', ' order by provider)
+           from price_quote where observed_at <= ? group by origin""",
+        [bundled.PRICE_PAYLOAD, live_price_sources(), day],
+    ).fetchall())
+    parts = [f"{label} for {by_origin[origin]}" for origin, label in (
+        ("snapshot", f"bundled snapshot of {bundled.SNAPSHOT_DATE.isoformat()}"),
+        ("live", "live"),
+        ("files", "your files"),
+    ) if origin in by_origin]
+    said = "prices: " + ("; ".join(parts) or f"none observed by {day.isoformat()}")
+    if bundled.SNAPSHOT_DATE > day:  # a night dated before the snapshot: history, not an empty market
+        said += f" (the bundled snapshot of {bundled.SNAPSHOT_DATE.isoformat()} is after {day.isoformat()})"
+    return said
 
 
 def index_payloads(con: duckdb.DuckDBPyConnection, kept: list[Kept], data_dir: Path, run: RunContext) -> int:

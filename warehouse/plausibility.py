@@ -14,7 +14,12 @@ A GPU with no purchase price in the catalog is held to the global range only.
 
 Throughput. Per GPU, rate x the fewest FLOPs one unit can cost (serving: 2 x active
 parameters per output token; training: 6N, LoRA 4N; role pipelines: the producer's GFLOP per
-token) cannot exceed the GPU's highest dense peak in any precision.
+token) cannot exceed the GPU's highest dense peak in any precision. Nor can it fall below
+MIN_PEAK_FRACTION of that peak: the slowest real regime is decoding one request at a time,
+bound by memory bandwidth, at about (bandwidth / peak FLOP/s) x (active / total parameters) of
+peak; for a large MoE on the GPU with the most FLOP/s per byte (B300: ~15 PFLOP/s fp4 over
+8 TB/s, DeepSeek-V3's 37B of 671B active) at a third of its bandwidth that is ~1e-5. The floor
+is a thousandth of that, so only a unit or parsing error (1e-9 tokens/s) falls below it.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from sources.contracts import MAX_USD_PER_GPU_HOUR
 OWNERSHIP_HOURS = 5 * 8760
 FLOOR_FRACTION = 0.25
 PAYBACK_HOURS = 500.0
+MIN_PEAK_FRACTION = 1e-8
 
 
 def price_bounds(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.DataFrame:
@@ -49,7 +55,8 @@ def price_bounds(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.Data
 
 
 def benchmark_bounds(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.DataFrame:
-    """Add `peak_ratio`: the FLOP/s per GPU the measurement implies over the GPU's best peak; and
+    """Add `peak_ratio`: the FLOP/s per GPU the measurement implies over the GPU's best peak;
+    `peak_floor_ratio`: peak_ratio over MIN_PEAK_FRACTION (must be >= 1) for a positive value; and
     `scenario_check`: whether the result was measured in its workload's scenario (a Server run
     would calibrate an Offline workload with a Server rate; a training job's is 'training')."""
     gpus = con.execute(
@@ -76,8 +83,11 @@ def benchmark_bounds(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.
         .when((pl.col("metric") == "time_to_train_min") & (pl.col("value") > 0))
         .then(pl.col("job_units") / (pl.col("value") * 60.0))
     )
+    peak_ratio = rate / count * pl.col("min_flops_per_unit") / pl.col("peak_flops")
     return joined.with_columns(
-        (rate / count * pl.col("min_flops_per_unit") / pl.col("peak_flops")).alias("peak_ratio"),
+        peak_ratio.alias("peak_ratio"),
+        # a value of zero or less is value_positive's to report: one reason per row
+        pl.when(pl.col("value") > 0).then(peak_ratio / MIN_PEAK_FRACTION).alias("peak_floor_ratio"),
         # an unknown workload has no scenario to compare with: its own rule says so
         pl.when(pl.col("workload_scenario").is_null() | (pl.col("scenario") == pl.col("workload_scenario")))
         .then(pl.lit("ok")).otherwise(pl.lit("mismatch")).alias("scenario_check"),

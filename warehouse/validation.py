@@ -32,7 +32,9 @@ from sources.contracts import (
     PRICE_REQUIRED,
     PRICING_MODELS,
 )
+from sources.rows import YEARS
 from warehouse import cache
+from warehouse.plausibility import MIN_PEAK_FRACTION
 
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 
@@ -97,6 +99,7 @@ class Violation:
     row_index: int
     rule: str
     detail: str
+    kept_index: int | None = None  # duplicate_key: the row kept instead of this one
 
 
 class MissingColumns(Exception):
@@ -173,17 +176,27 @@ def price_rules() -> list[Rule]:
             "currency '{currency}' is not USD",
         ),
         _resolved_gpu_rule(),
-        Rule(
-            "duplicate_key",
-            unique_together(_key_columns(PRICE_KEY)),
-            "duplicate of an earlier row with the same " + ", ".join(PRICE_KEY),
-        ),
+        _duplicate_rule(PRICE_KEY),
         Rule(
             "date_in_future",
             between("days_in_future", max_value=0),
             "observed_at {observed_at} is after the run date",
         ),
     ]
+
+
+# Of plausible rows that share a key, which one is kept: a file kept later corrects an earlier one.
+KEPT_INSTEAD = "the row of the payload kept last is kept (the first of them within one payload)"
+
+
+def _duplicate_rule(key: tuple[str, ...]) -> Rule:
+    """Rows that share a key: only rows that break no other rule compete, so a bad row never
+    knocks out a good one; the loader names the row kept instead (`Violation.kept_index`)."""
+    return Rule(
+        "duplicate_key",
+        unique_together(_key_columns(key)),
+        f"same {', '.join(key)} as another row; {KEPT_INSTEAD}",
+    )
 
 
 def benchmark_rules(known_workloads: list[str]) -> list[Rule]:
@@ -199,6 +212,13 @@ def benchmark_rules(known_workloads: list[str]) -> list[Rule]:
             between("peak_ratio", max_value=1),
             "{value:.4g} {unit} on {gpu_count} x {gpu} implies {peak_ratio:.3g}x the GPU's highest dense peak "
             "for {workload_id}: not a real measurement",
+        ),
+        Rule(
+            "implausible_throughput_low",
+            between("peak_floor_ratio", min_value=1),
+            "{value:.4g} {unit} on {gpu_count} x {gpu} implies {peak_ratio:.3g} of the GPU's highest dense peak "
+            f"for {{workload_id}}, below the floor of {MIN_PEAK_FRACTION:g} no real run falls under: "
+            "a unit or parsing error?",
         ),
         Rule(
             "gpu_count_range",
@@ -222,11 +242,7 @@ def benchmark_rules(known_workloads: list[str]) -> list[Rule]:
             "{workload_scenario} (give scenario {workload_scenario}, or the workload that was measured)",
         ),
         _resolved_gpu_rule(),
-        Rule(
-            "duplicate_key",
-            unique_together(_key_columns(BENCHMARK_KEY)),
-            "duplicate of an earlier row with the same " + ", ".join(BENCHMARK_KEY),
-        ),
+        _duplicate_rule(BENCHMARK_KEY),
         Rule(
             "date_in_future",
             between("days_in_future", max_value=0),
@@ -239,7 +255,8 @@ def validate(table: str, frame: pl.DataFrame, rules: list[Rule], required: tuple
     """Run `rules` over `frame` and return every (row, rule) it breaks.
 
     A missing required column makes the whole batch unusable: that raises MissingColumns.
-    Of rows that share a key, the first is kept and the later copies are violations.
+    Of rows that share a key and break no other rule, the one `KEPT_INSTEAD` names is kept and
+    every other row with that key is a duplicate_key violation naming it.
     """
     missing = [c for c in required if c not in frame.columns]
     if missing:
@@ -251,7 +268,8 @@ def validate(table: str, frame: pl.DataFrame, rules: list[Rule], required: tuple
     if remembered is not None:
         return remembered
     violations = _run_suite(table, frame, rules)
-    cache.write("validation", key, json.dumps([[v.row_index, v.rule, v.detail] for v in violations]).encode())
+    entries = [[v.row_index, v.rule, v.detail] + ([] if v.kept_index is None else [v.kept_index]) for v in violations]
+    cache.write("validation", key, json.dumps(entries).encode())
     return violations
 
 
@@ -259,7 +277,8 @@ def _recall(key: str) -> list[Violation] | None:
     """The violations an earlier run of the same suite on the same values found (warehouse/cache.py)."""
     content = cache.read("validation", key)
     try:
-        return [Violation(int(row), str(rule), str(detail)) for row, rule, detail in json.loads(content)]
+        return [Violation(int(row), str(rule), str(detail), *(int(k) for k in kept))  # kept: duplicate_key's
+                for row, rule, detail, *kept in json.loads(content)]
     except (TypeError, ValueError):  # none kept, or damaged: run the suite
         return None
 
@@ -297,6 +316,8 @@ def _columns_read(rule: Rule) -> set[str]:
             columns |= set(rule.each_of)
         else:
             columns.add(column.removeprefix(KEY_PREFIX))
+    if rule.name == "duplicate_key":  # which copy is kept depends on when each payload was kept
+        columns.add(KEPT_ORDER)
     fields = (name for _, name, _, _ in string.Formatter().parse(rule.explain) if name)
     return columns | {re.split(r"[.\[]", name)[0] for name in fields}
 
@@ -318,6 +339,7 @@ def _run_suite(table: str, frame: pl.DataFrame, rules: list[Rule]) -> list[Viola
     batch = batch_definition.get_batch(batch_parameters={"dataframe": pandas_frame})
     result = batch.validate(suite, result_format={"result_format": "COMPLETE"})
     broken: list[tuple[Rule, list[int]]] = []
+    repeated: dict[int, tuple[list[int], list[str]]] = {}  # position in `broken` -> rows and key
     for outcome in result.results:
         if outcome.success:
             continue
@@ -327,10 +349,15 @@ def _run_suite(table: str, frame: pl.DataFrame, rules: list[Rule]) -> list[Viola
             message = (outcome.exception_info or {}).get("exception_message")
             raise RuntimeError(f"{table}: validation rule {rule.name} could not run: {message}")
         indices = [int(i) for i in outcome.result.get("unexpected_index_list") or []]
-        if rule.name == "duplicate_key":
+        if rule.name == "duplicate_key":  # settled once every other rule has had its say
             kwargs = outcome.expectation_config.kwargs
-            indices = _later_copies(pandas_frame, indices, kwargs.get("column_list") or [kwargs["column"]])
+            repeated[len(broken)] = (indices, kwargs.get("column_list") or [kwargs["column"]])
         broken.append((rule, indices))
+    failed = {i for position, (_, indices) in enumerate(broken) if position not in repeated for i in indices}
+    kept_instead: dict[int, int] = {}
+    for position, (indices, key_columns) in repeated.items():
+        kept_instead |= _kept_instead(pandas_frame, indices, key_columns, failed)
+        broken[position] = (broken[position][0], sorted(kept_instead))
     # Only the rows that break a rule become Python dicts: a big clean batch never does.
     flagged = sorted({i for _, indices in broken for i in indices})
     rows = dict(zip(flagged, frame[flagged].to_dicts(), strict=True)) if flagged else {}
@@ -340,11 +367,13 @@ def _run_suite(table: str, frame: pl.DataFrame, rules: list[Rule]) -> list[Viola
             violations += [Violation(i, f"{rule.name}_{column}", rule.explain.format(column=column))
                            for column in rule.each_of for i in indices if rows[i].get(column) is None]
         else:
-            violations += [Violation(i, rule.name, _explain(rule, rows[i])) for i in indices]
+            violations += [Violation(i, rule.name, _explain(rule, rows[i]), kept_instead.get(i)) for i in indices]
     return violations
 
 
 KEY_PREFIX = "key__"
+# Per row, its payload's rank by when it was kept, 0 = kept last (warehouse/load.py adds it).
+KEPT_ORDER = "kept_order"
 
 
 def _key_columns(key: tuple[str, ...]) -> list[str]:
@@ -355,9 +384,10 @@ def _key_columns(key: tuple[str, ...]) -> list[str]:
 HELPER_COLUMNS = frozenset(
     {"gpu_name_key", "days_in_future", "gpu_check", "gpus_per_instance_override", "gpus_per_accelerator",
      "floor_usd", "ceiling_usd", "price_floor_ratio", "price_ceiling_ratio", "peak_flops", "min_flops_per_unit",
-     "job_units", "peak_ratio", "workload_scenario", "scenario_check"}
+     "job_units", "peak_ratio", "peak_floor_ratio", "workload_scenario", "scenario_check",
+     KEPT_ORDER}
 )
-EARLIEST_DATE, LATEST_DATE = date(2000, 1, 1), date(2100, 12, 31)
+EARLIEST_DATE, LATEST_DATE = date(YEARS[0], 1, 1), date(YEARS[1], 12, 31)
 
 
 def quarantine_unsafe_values(
@@ -430,9 +460,24 @@ def _for_gx(frame: pl.DataFrame, rules: list[Rule]):
     return frame.with_columns(keys + resolved + missing).to_pandas()
 
 
-def _later_copies(pandas_frame, indices, key_columns) -> list[int]:
+def _kept_instead(pandas_frame, indices, key_columns, failed: set[int]) -> dict[int, int]:
+    """For each row that repeats a kept row's key, the kept row's index.
+
+    `indices` are every row of a repeated key. The row kept is, of those that break no other
+    rule, the one of the payload kept last, then the first in its payload. A row sharing its
+    key with none that breaks no rule is left to its own rules.
+    """
     flagged = pandas_frame.loc[list(indices), list(key_columns)]
-    return [int(i) for i in flagged.index[flagged.duplicated(keep="first")]]
+    keys = dict(zip(flagged.index, flagged.itertuples(index=False, name=None), strict=True))
+    kept_order = pandas_frame[KEPT_ORDER] if KEPT_ORDER in pandas_frame.columns else None
+    ranked = sorted(keys, key=lambda i: (i in failed, 0 if kept_order is None else kept_order[i], i))
+    keeper: dict[tuple, int] = {}
+    kept_instead = {}
+    for index in ranked:
+        first = keeper.setdefault(keys[index], index)
+        if first != index and first not in failed:
+            kept_instead[int(index)] = int(first)
+    return kept_instead
 
 
 def _explain(rule: Rule, row: dict) -> str:

@@ -21,24 +21,28 @@ How a write reaches readers depends on the warehouse (warehouse/location.py):
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import duckdb
 
 from sources.raw_store import write_atomically
 from warehouse import db, lake, settings
-from warehouse.location import DUCKLAKE, Location, parse
+from warehouse.location import DUCKLAKE, Location, parse, redact
 from warehouse.pg_turn import pg_turn
 from warehouse.turns import LOCK_NAME, Holder, WarehouseBusy, file_turn, me, wait_seconds
 
-__all__ = ["LOCK_NAME", "Holder", "WarehouseBusy", "Writer", "journal_run", "wait_seconds", "writing"]
+__all__ = ["LOCK_NAME", "Holder", "Turn", "WarehouseBusy", "Writer", "journal_run", "turn_taken", "wait_seconds",
+           "writing"]
 JOURNAL_DIR = "run_journal"
+UNREADABLE_DIR = "unreadable"  # under run_journal/: entries that are not a run_log row, kept for the record
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,49 @@ class Writer:
 
     con: duckdb.DuckDBPyConnection
     interrupted: Holder | None  # the previous holder, if it was killed before finishing
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The write turn, held: what to write and where, and the holder before, if it was killed."""
+
+    where: Location
+    data_dir: Path
+    interrupted: Holder | None
+
+    @contextmanager
+    def session(self) -> Iterator[Writer]:
+        """A connection whose changes land atomically on success; on an exception nothing this
+        session wrote reaches the live warehouse."""
+        opened = _swapped(self.where, self.data_dir) if self.where.local_file else _in_place(self.where, self.data_dir)
+        with opened as con:
+            imported = _import_journal(con, self.data_dir)
+            yield Writer(con, self.interrupted)
+        for path in imported:  # only once the rows they carried have landed
+            path.unlink(missing_ok=True)
+
+
+@contextmanager
+def turn_taken(
+    location: str,
+    data_dir: Path,
+    run_id: str,
+    run_date: date,
+    mode: str,
+    *,
+    wait_s: float | None = None,
+    on_wait: Callable[[Holder], None] | None = None,
+) -> Iterator[Turn]:
+    """Wait for the write turn and hold it: what is read from raw/ while it is held, no other
+    gpucalc writer changes before this one's session writes."""
+    where = parse(location)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    mine = me(run_id, run_date.isoformat(), mode)
+    wait = wait_s if wait_s is not None else wait_seconds()
+    turn = pg_turn(where, mine, wait, on_wait) if where.catalog == "postgres" else file_turn(
+        _turn_folder(where, data_dir), mine, wait, on_wait)
+    with turn as interrupted:
+        yield Turn(where, data_dir, interrupted)
 
 
 @contextmanager
@@ -60,23 +107,10 @@ def writing(
     wait_s: float | None = None,
     on_wait: Callable[[Holder], None] | None = None,
 ) -> Iterator[Writer]:
-    """Hold the write turn and yield a connection whose changes land atomically on success.
-
-    On an exception nothing this session wrote reaches the live warehouse.
-    """
-    where = parse(location)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    mine = me(run_id, run_date.isoformat(), mode)
-    wait = wait_s if wait_s is not None else wait_seconds()
-    turn = pg_turn(where, mine, wait, on_wait) if where.catalog == "postgres" else file_turn(
-        _turn_folder(where, data_dir), mine, wait, on_wait)
-    with turn as interrupted:
-        session = _swapped(where, data_dir) if where.local_file else _in_place(where, data_dir)
-        with session as con:
-            imported = _import_journal(con, data_dir)
-            yield Writer(con, interrupted)
-        for path in imported:  # only once the rows they carried have landed
-            path.unlink(missing_ok=True)
+    """Hold the write turn and yield a connection whose changes land atomically on success."""
+    with turn_taken(location, data_dir, run_id, run_date, mode, wait_s=wait_s, on_wait=on_wait) as turn:
+        with turn.session() as writer:
+            yield writer
 
 
 def _turn_folder(where: Location, data_dir: Path) -> Path:
@@ -187,26 +221,64 @@ def _discard(working: Path) -> None:
 
 
 def _import_journal(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[Path]:
-    """Move the journal's run_log rows into the session; returns the entries to delete once it lands."""
+    """Move the journal's run_log rows into the session; returns the entries to delete once it lands.
+
+    An entry that is not a run_log row (edited, or written by something else) is moved to
+    run_journal/unreadable/ with a warning: kept for the record, it blocks no writer.
+    """
     folder = data_dir / JOURNAL_DIR
     if not folder.is_dir():
         return []
     imported = []
     for path in sorted(folder.glob("*.json")):
-        try:
-            row = json.loads(path.read_text())
-        except (OSError, ValueError):
-            path.unlink(missing_ok=True)  # a half-written entry of a run that also never wrote
+        row = _journal_row(path)
+        if row is None:
+            _set_aside_entry(path)
             continue
         con.execute("delete from run_log where run_id = ?", [row["run_id"]])
         con.execute(
             """insert into run_log (run_id, run_date, mode, started_at, finished_at, status, message)
                values (?, ?, ?, ?, ?, ?, ?)""",
-            [row["run_id"], row["run_date"], row["mode"], row["started_at"], row.get("finished_at"),
-             row["status"], row.get("message")],
+            [row["run_id"], row["run_date"], row["mode"], row["started_at"], row["finished_at"], row["status"],
+             row["message"]],
         )
         imported.append(path)
     return imported
+
+
+def _journal_row(path: Path) -> dict | None:
+    """The run_log row a journal entry holds, its dates and times parsed; None when it holds something else."""
+    try:
+        row = json.loads(path.read_text())
+        return {
+            "run_id": _text(row["run_id"]),
+            "run_date": date.fromisoformat(row["run_date"]),
+            "mode": _text(row["mode"]),
+            "started_at": _utc(row["started_at"]),
+            "finished_at": None if row.get("finished_at") is None else _utc(row["finished_at"]),
+            "status": _text(row["status"]),
+            "message": None if row.get("message") is None else redact(_text(row["message"])),
+        }
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):  # not JSON, not a mapping, a field wrong
+        return None
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{value!r} is not text")
+    return value
+
+
+def _utc(value: str) -> datetime:
+    moment = datetime.fromisoformat(value)
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def _set_aside_entry(path: Path) -> None:
+    aside = path.parent / UNREADABLE_DIR / path.name
+    aside.parent.mkdir(exist_ok=True)
+    os.replace(path, aside)
+    log.warning("skipped %s: it is not a run_log row (set aside as %s, for the record)", path, aside)
 
 
 def _fsync(path: Path) -> None:
