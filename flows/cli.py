@@ -11,6 +11,8 @@ import typer
 from flows import console
 from flows.cli_app import EXIT, DataDir, Warehouse, app, parse_date, warehouse_location
 
+MAX_TIMEOUT_S = 7 * 24 * 3600  # `sql --timeout`: a week; far beyond it a timer cannot wait (threading.TIMEOUT_MAX)
+
 
 @app.command()
 def run(
@@ -53,7 +55,7 @@ def run(
             if not verbose:
                 console.terse_prefect_errors()
             result = nightly(run_date=day, offline=offline, data_dir=data_dir, sources=picked,
-                             warehouse=location)
+                             warehouse=_as_flow_parameter(location))
     except WarehouseBusy as exc:
         typer.echo(f"refused: {exc}", err=True)
         raise typer.Exit(EXIT["refused"]) from exc
@@ -63,9 +65,22 @@ def run(
     except Exception as exc:  # one sentence and a hint; the traceback only with --verbose
         console.fail(exc, "the run's log file under <data>/logs/ has the detail; --verbose shows the traceback",
                      verbose)
+    if result.get("prices"):
+        typer.echo(result["prices"])
     typer.echo(f"{result['status']}: report {result['report']} (log {result['log']})")
     if result["status"] != "success":
         raise typer.Exit(EXIT[result["status"]])
+
+
+def _as_flow_parameter(location: str) -> str | None:
+    """The location to pass the flow, or None where it holds a secret: Prefect stores a flow's
+    parameters in its database, so such a location reaches the flow through GPUCALC_WAREHOUSE."""
+    from warehouse.location import redact
+
+    if redact(location) == location:
+        return location
+    os.environ["GPUCALC_WAREHOUSE"] = location
+    return None
 
 
 @app.command()
@@ -77,8 +92,13 @@ def sql(
         str | None,
         typer.Option("--as-of", help="Read the warehouse as the last write of this UTC day left it (DuckLake)."),
     ] = None,
-    max_rows: Annotated[int, typer.Option("--max-rows", help="Rows to print at most (table format).")] = 200,
-    timeout: Annotated[float, typer.Option("--timeout", help="Stop the query after this many seconds.")] = 300.0,
+    max_rows: Annotated[int, typer.Option("--max-rows", help="Rows to print at most (table format), at least 1.")]
+    = 200,
+    timeout: Annotated[
+        float,
+        typer.Option("--timeout", help=f"Stop the query after this many seconds: above 0, at most {MAX_TIMEOUT_S} "
+                                       "(a week); more is refused."),
+    ] = 300.0,
     fmt: Annotated[str, typer.Option("--format", help="table, or csv / jsonl: every row, for a file or a pipe.")]
     = "table",
 ) -> None:
@@ -86,7 +106,8 @@ def sql(
 
     The connection reads the warehouse and nothing else: no other file (COPY, ATTACH,
     read_csv, EXPORT), no extensions, no settings changes; `--format csv` (or jsonl) prints
-    every row instead, for `> result.csv` or a pipe.
+    every row instead, for `> result.csv` or a pipe (in CSV, text a spreadsheet would run as a
+    formula starts with a quote).
     """
     import duckdb
 
@@ -95,8 +116,9 @@ def sql(
 
     if fmt not in ("table", *ROW_WRITERS):
         raise typer.BadParameter(f"{fmt!r}: use table, csv or jsonl", param_hint="--format")
-    if not 0 < timeout < float("inf"):  # 0 or less would stop every query at once, nan never
-        typer.echo(f"--timeout must be a finite number of seconds above zero, got {timeout:g}", err=True)
+    problem = _sql_usage_problem(query, timeout, max_rows)
+    if problem:
+        typer.echo(problem, err=True)
         raise typer.Exit(EXIT["usage"])
     try:
         con = db.connect_reader(warehouse_location(data_dir, warehouse), as_of=parse_date(as_of))
@@ -105,10 +127,6 @@ def sql(
         raise typer.Exit(EXIT["usage"]) from exc
     timer = threading.Timer(timeout, con.interrupt)
     try:
-        statements = con.extract_statements(query)
-        if len(statements) != 1:
-            typer.echo(f"one statement per call, please ({len(statements)} given)", err=True)
-            raise typer.Exit(EXIT["usage"])
         timer.start()
         relation = con.sql(query)
         if relation is None:
@@ -136,14 +154,42 @@ def sql(
         con.close()
 
 
+def _sql_usage_problem(query: str, timeout: float, max_rows: int) -> str | None:
+    """What is wrong with `sql`'s arguments, in one sentence, or None."""
+    from warehouse.reader import statements_written
+
+    if not 0 < timeout < float("inf"):  # 0 or less would stop every query at once, nan never
+        return f"--timeout must be a finite number of seconds above zero, got {timeout:g}"
+    if timeout > MAX_TIMEOUT_S:
+        return f"--timeout must be at most {MAX_TIMEOUT_S} seconds (a week), got {timeout:g}"
+    if max_rows < 1:
+        return f"--max-rows must be a number of rows from 1 up, got {max_rows}"
+    given = statements_written(query)
+    return None if given == 1 else f"one statement per call, please ({given} given)"
+
+
 def _csv_rows(relation) -> None:
     import csv
     import sys
 
-    out = csv.writer(sys.stdout, lineterminator="\n")
+    from reports.export import spreadsheet_text
+
+    # csv quotes a field only for the characters of its line ending: with CRLF a field holding
+    # a carriage return is quoted too, and each row leaves with a plain newline
+    out = csv.writer(_RowsEndingInNewline(sys.stdout), lineterminator="\r\n")
     out.writerow(relation.columns)
     while rows := relation.fetchmany(10_000):  # streamed: a 10-million-row answer fits in memory
-        out.writerows(rows)
+        out.writerows([spreadsheet_text(value) for value in row] for row in rows)
+
+
+class _RowsEndingInNewline:
+    """A file for csv.writer, which writes each row whole, in one call."""
+
+    def __init__(self, out):
+        self._out = out
+
+    def write(self, row: str) -> int:
+        return self._out.write(row.removesuffix("\r\n") + "\n")
 
 
 def _jsonl_rows(relation) -> None:

@@ -15,12 +15,12 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 
 class _App(typer.Typer):
-    """Typer whose every command turns a warehouse file it cannot read, or a full disk, into one
-    sentence.
+    """Typer whose every command turns a warehouse file it cannot read, a warehouse setting it
+    cannot use, or a full disk, into one sentence.
 
     Every command opens and writes files somewhere else (the read-only door, a private copy, a
-    write session, raw/); a damaged warehouse or a full disk is the same news from each of
-    them, so it is said here.
+    write session, raw/); a damaged warehouse, an unusable setting (GPUCALC_THREADS, a catalog
+    that cannot be reached) or a full disk is the same news from each of them, so it is said here.
     """
 
     def command(self, *args, **kwargs):
@@ -30,13 +30,16 @@ class _App(typer.Typer):
             @functools.wraps(function)
             def guarded(*call_args, **call_kwargs):
                 from flows.console import disk_full
-                from warehouse.location import UnreadableWarehouse
+                from warehouse.location import BadWarehouse, UnreadableWarehouse
 
                 try:
                     return function(*call_args, **call_kwargs)
                 except UnreadableWarehouse as exc:
                     typer.echo(f"error: {exc}", err=True)
                     raise typer.Exit(EXIT["failed"]) from exc
+                except BadWarehouse as exc:
+                    typer.echo(f"error: {exc}", err=True)
+                    raise typer.Exit(EXIT["usage"]) from exc
                 except Exception as exc:
                     if (sentence := disk_full(exc)) is None:
                         raise
@@ -101,7 +104,13 @@ Colo = Annotated[float | None, typer.Option("--colo-usd-per-kw-month", help="Own
 
 
 def parse_date(value: str | None, *, not_after_today: bool = True) -> date | None:
-    """A --date value; a day after today (UTC) is refused: data "observed" then would stay fresh."""
+    """A --date value; a day after today (UTC) is refused: data "observed" then would stay fresh.
+
+    So is a year outside the one window gpucalc reads dates in (sources/rows.py): no row of
+    any file can be dated there, so such a night would load nothing and call it a success.
+    """
+    from sources.rows import YEARS
+
     if value is None:
         return None
     try:
@@ -111,6 +120,9 @@ def parse_date(value: str | None, *, not_after_today: bool = True) -> date | Non
     today = datetime.now(UTC).date()
     if not_after_today and day > today:
         raise typer.BadParameter(f"{value} is in the future (today is {today.isoformat()} UTC)", param_hint="--date")
+    if not YEARS[0] <= day.year <= YEARS[1]:
+        raise typer.BadParameter(f"{value} is outside {YEARS[0]}-{YEARS[1]}, the years gpucalc reads dates in: "
+                                 "give a date in that range", param_hint="--date")
     return day
 
 
@@ -135,11 +147,14 @@ def private_copy(data_dir: str | None, warehouse: str | None = None):
 def warehouse_location(data_dir: str | None, warehouse: str | None = None) -> str:
     """The warehouse a command opens; a setting gpucalc cannot use is a usage error, one sentence."""
     from warehouse import settings
-    from warehouse.location import BadWarehouse
+    from warehouse.location import BadWarehouse, remember_secrets
 
     directory = settings.data_dir(data_dir)
     _a_folder(str(directory))  # GPUCALC_DATA_DIR too
+    settings.check_engine_settings()  # a BadWarehouse naming the variable: one sentence, exit 2 (_App)
     try:
-        return settings.warehouse_path(directory, warehouse)
+        location = settings.warehouse_path(directory, warehouse)
     except BadWarehouse as exc:
         raise typer.BadParameter(str(exc), param_hint="--warehouse / GPUCALC_WAREHOUSE") from exc
+    remember_secrets(location)  # a password given with --warehouse is hidden too
+    return location

@@ -7,7 +7,19 @@ from typing import Annotated
 
 import typer
 
-from flows.cli_app import EXIT, Colo, DataDir, Pue, UsdPerKwh, Utilization, Warehouse, Years, app, private_copy
+from flows.cli_app import (
+    EXIT,
+    Colo,
+    DataDir,
+    Pue,
+    UsdPerKwh,
+    Utilization,
+    Warehouse,
+    Years,
+    app,
+    private_copy,
+    warehouse_location,
+)
 
 # Help texts go through Rich markup: "[/" or "[@" would open a tag, so no square brackets here.
 SIDE_HELP = (
@@ -128,12 +140,32 @@ def predict(
         table = pl.read_csv(cases, infer_schema_length=0)
     except (pl.exceptions.PolarsError, OSError) as exc:  # empty, a device, ragged or not text at all
         _refuse(f"{cases} could not be read as a CSV of cases: {str(exc).splitlines()[0]}", "failed")
-    if not out.parent.is_dir():
-        _refuse(f"no folder {out.parent} to write {out.name} into", "usage")
+    if (why_not := _unwritable_out(out, cases, data_dir, warehouse)) is not None:
+        _refuse(why_not, "usage")
     result = run_predict(private_copy(data_dir, warehouse), table, today(), holdout=holdout)
     result.write_csv(out)
     supported = result["predicted_tokens_per_s"].is_not_null().sum()
     typer.echo(f"{result.height} rows, {supported} predicted, {result.height - supported} with a reason -> {out}")
+
+
+def _unwritable_out(out: Path, cases: Path, data_dir: str | None, warehouse: str | None) -> str | None:
+    """Why predict must not write `out`, in one sentence, or None: it may hold only predictions."""
+    from warehouse import settings
+    from warehouse.predict import written_by_predict
+    from warehouse.protected_paths import kept_state_reason
+
+    if not out.parent.is_dir():
+        return f"no folder {out.parent} to write {out.name} into"
+    if out.is_dir():
+        return f"--out {out} is a folder: name the CSV file to write"
+    if out.exists() and out.resolve() == cases.resolve():
+        return f"--out {out} is the --cases file: name a new file, so the cases stay"
+    reason = kept_state_reason(out, warehouse_location(data_dir, warehouse), settings.data_dir(data_dir))
+    if reason is not None:
+        return f"--out {reason}; name a file outside it"
+    if out.exists() and not written_by_predict(out):
+        return f"--out {out} exists and is not a predictions CSV gpucalc wrote: name a new file or remove it first"
+    return None
 
 
 def _refuse(message: str, status: str) -> None:

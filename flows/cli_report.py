@@ -58,14 +58,19 @@ def export(
     from reports.export import export as export_tables
     from warehouse import settings
     from warehouse.db import connect_reader
+    from warehouse.protected_paths import kept_state_reason
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
     target = out or settings.data_dir(data_dir) / "export"
     if target.exists() and not target.is_dir():
         raise typer.BadParameter(f"{target} is a file, not a folder", param_hint="--out")
+    location = warehouse_location(data_dir, warehouse)
+    reason = kept_state_reason(target, location, settings.data_dir(data_dir))
+    if reason is not None:
+        raise typer.BadParameter(f"{reason}; name a folder outside it", param_hint="--out")
     try:
-        con = connect_reader(warehouse_location(data_dir, warehouse))
+        con = connect_reader(location)
     except FileNotFoundError as exc:  # no warehouse written yet
         console.fail(exc, "run `gpucalc run --offline` (or point --data-dir at a data directory)", verbose, 2)
     try:

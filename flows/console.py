@@ -14,6 +14,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import NoReturn
 
 import typer
@@ -62,21 +63,77 @@ def fail(error: BaseException, hint: str, verbose: bool, code: int = 1) -> NoRet
         from rich.traceback import Traceback
 
         Console(stderr=True).print(Traceback.from_exception(type(error), error, error.__traceback__))
-    first = disk_full(error) or (str(error).strip().splitlines() or [type(error).__name__])[0]
+    from warehouse.location import redact
+
+    first = redact(disk_full(error) or (str(error).strip().splitlines() or [type(error).__name__])[0])
     typer.echo(f"error: {first}", err=True)
     typer.echo(f"hint: {hint}", err=True)
     raise typer.Exit(code) from error
 
 
+class AfterTheWrite(RuntimeError):
+    """A failure after the warehouse write had landed: the warehouse holds the run's data."""
+
+
+@contextmanager
+def after_the_write(what: str) -> Iterator[None]:
+    """Whatever fails inside failed after the warehouse write landed: say so, and what did not get done."""
+    try:
+        yield
+    except Exception as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise AfterTheWrite(f"the warehouse has the run's data, but {what} failed: {first}") from exc
+
+
 def disk_full(error: BaseException) -> str | None:
-    """The sentence for a full disk, whichever layer noticed it (Python's files, DuckDB's)."""
-    if not (isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
-            or "No space left on device" in str(error)):
+    """The sentence for a full disk, whichever layer noticed it (Python's files, DuckDB's), that says
+    whether the warehouse write had landed before it."""
+    full = _disk_full_error(error)
+    if full is None:
         return None
-    path = getattr(error, "filename2", None) or getattr(error, "filename", None)  # a copy: its target
+    path = _written_path(full)
     where = f" writing {path}" if path else ""
+    if any(isinstance(e, AfterTheWrite) for e in _chain(error)):
+        return (f"the disk is full{where} (no space left on device) after the warehouse had taken the run's data; "
+                "only what came after it (the report) is missing. Free some space and run `gpucalc report`")
     return (f"the disk is full{where} (no space left on device); the warehouse is as it was. "
             "Free some space and run the command again")
+
+
+def _disk_full_error(error: BaseException) -> BaseException | None:
+    """The error in `error`'s chain that says the disk is full, if one does (the OSError, which
+    names the file, before a message that only repeats it)."""
+    chain = list(_chain(error))
+    return next((e for e in chain if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT)),
+                next((e for e in chain if "No space left on device" in str(e)), None))
+
+
+def _written_path(error: BaseException) -> str | None:
+    return getattr(error, "filename2", None) or getattr(error, "filename", None)  # a copy: its target
+
+
+def _chain(error: BaseException) -> Iterator[BaseException]:
+    """`error` and the errors it was raised from."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def unwritable_folder(error: BaseException) -> Path | None:
+    """The folder a write was refused in (permission denied, read-only file system), or None."""
+    if not (isinstance(error, OSError) and error.errno in (errno.EACCES, errno.EPERM, errno.EROFS)):
+        return None
+    path = _written_path(error)
+    return Path(path).parent if path else None
+
+
+def not_writable(folder: Path) -> str:
+    """The sentence for a folder gpucalc must write but may not (read-only, another user's)."""
+    return (f"gpucalc cannot write to {folder} (read-only for this user); the warehouse is as it was. "
+            f"Make it writable (chmod -R u+w {folder}) or pass --data-dir with a folder you can write")
 
 
 class _NoTraceback(logging.Filter):

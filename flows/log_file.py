@@ -17,6 +17,16 @@ FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 OWN_LOGGERS = ("sources", "warehouse", "flows", "reports", "gpucalc")
 
 
+class RedactingFormatter(logging.Formatter):
+    """Formats a record, traceback included, with every password and token hidden: a line may
+    name the warehouse location or quote a driver's error that repeats it."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from warehouse.location import redact
+
+        return redact(super().format(record))
+
+
 @contextlib.contextmanager
 def run_log_file(data_dir: Path, run_id: str) -> Iterator[Path]:
     """Send gpucalc's own logging to the run's log file (and only there) while the run lasts."""
@@ -24,7 +34,7 @@ def run_log_file(data_dir: Path, run_id: str) -> Iterator[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{run_id}.log"
     handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.setFormatter(RedactingFormatter(FORMAT))
     saved = []
     for name in OWN_LOGGERS:
         logger = logging.getLogger(name)

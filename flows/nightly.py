@@ -14,6 +14,7 @@ from flows.tasks import FetchOutcome, fetch_source, publish_report, write_wareho
 from flows.writer import new_run_id
 from sources.registry import pick_live
 from warehouse import settings
+from warehouse.location import parse
 
 
 @flow(name="gpucalc-nightly", log_prints=True)
@@ -38,8 +39,9 @@ def nightly(
     raw_dir = settings.raw_dir(directory)
     run_id = new_run_id(day)
 
+    shown = parse(warehouse).shown  # the location without its password or token
     with run_log_file(directory, run_id) as log_path:
-        story.info("run %s (%s) for %s into %s", run_id, "offline" if offline else "online", day, warehouse)
+        story.info("run %s (%s) for %s into %s", run_id, "offline" if offline else "online", day, shown)
         fetched: list[FetchOutcome] = []
         if not offline:
             names = pick_live(sources)  # unknown or file-only names stop the run before any fetch
@@ -56,8 +58,9 @@ def nightly(
             warehouse, str(raw_dir), run_id, day, "offline" if offline else "online", fetched,
             load_bundled_prices=True if offline else None,
         )
-        story.info("warehouse %s: %s", warehouse, {k: v for k, v in summary.items() if not isinstance(v, list | dict)})
-        path, markdown, top_options = publish_report(warehouse, str(settings.reports_dir(directory)), day)
+        story.info("warehouse %s: %s", shown, {k: v for k, v in summary.items() if not isinstance(v, list | dict)})
+        with console.after_the_write("writing its report"):  # a failure now leaves the night in the warehouse
+            path, markdown, top_options = publish_report(warehouse, str(settings.reports_dir(directory)), day)
         story.info("report %s", path)
     create_markdown_artifact(
         markdown=markdown, key="gpucalc-nightly-report", description=f"gpucalc report {day.isoformat()}"

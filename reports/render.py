@@ -155,10 +155,14 @@ def swap_in(folder: Path, files: dict[str, bytes]) -> None:
     for path in (fresh, stale):
         if path.exists():
             shutil.rmtree(path)
-    for name, content in sorted(files.items()):
-        target = fresh / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
+    try:
+        for name, content in sorted(files.items()):
+            target = fresh / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+    except BaseException:  # a full disk, say: the night's old report stays, no half-written folder beside it
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
     if folder.exists():
         folder.rename(stale)
     fresh.rename(folder)

@@ -12,6 +12,7 @@ run the same unqualified SQL on a DuckDB file and on a lake.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import sqlite3
 from datetime import UTC, date, datetime, time, timedelta
@@ -20,7 +21,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse import settings
-from warehouse.location import DAMAGED, BadWarehouse, Location, unreadable
+from warehouse.location import DAMAGED, BadWarehouse, Location, redact, unreadable
 
 LAKE = "lake"  # the name the lake is attached under; `use lake` makes it the default
 EXTENSIONS = {  # extension -> the wheel that ships it for this DuckDB release
@@ -33,6 +34,10 @@ EXTENSIONS = {  # extension -> the wheel that ships it for this DuckDB release
 OBJECT_STORES = ("s3://", "gs://", "gcs://", "r2://", "az://", "azure://", "abfss://", "http://", "https://")
 NO_AUTOLOAD = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 KEEP_DAYS = 35  # time travel reaches back this far (a month of nights and some)
+# A Parquet file no catalog row names is deleted once it is this old: far longer than any write
+# takes, so a file another writer is still writing is never one of them.
+ORPHAN_GRACE = timedelta(hours=1)
+log = logging.getLogger(__name__)
 
 
 def extension_path(name: str) -> Path:
@@ -73,7 +78,7 @@ def connect(
         try:
             _sqlite_wal(where.catalog_file, create=not read_only)  # a reader never creates the catalog
         except sqlite3.DatabaseError as exc:
-            raise _explained(where, exc) from exc
+            raise _explained(where, exc) from without_secrets(exc)
     con = duckdb.connect(":memory:", config=settings.duckdb_config(**NO_AUTOLOAD))
     try:
         names = needed_extensions(where, data_path)
@@ -89,7 +94,7 @@ def connect(
             load(con, "httpfs")  # an existing lake on object storage (a reader does not name the path)
     except duckdb.Error as exc:
         con.close()
-        raise _explained(where, exc) from exc
+        raise _explained(where, exc) from without_secrets(exc)
     return con
 
 
@@ -97,7 +102,10 @@ def pin(con: duckdb.DuckDBPyConnection, where: Location, snapshot: int) -> None:
     """Re-attach the lake read-only at one snapshot, in the same connection (no second extension load)."""
     con.execute("use memory")
     con.execute(f"detach {LAKE}")
-    con.execute(f"attach '{sql_string(where.uri)}' as {LAKE} {_options(None, True, snapshot)}")
+    try:
+        con.execute(f"attach '{sql_string(where.uri)}' as {LAKE} {_options(None, True, snapshot)}")
+    except duckdb.Error as exc:
+        raise _explained(where, exc) from without_secrets(exc)
     con.execute(f"use {LAKE}")
 
 
@@ -139,12 +147,25 @@ def keep_days() -> int:
 
 
 def expire_history(con: duckdb.DuckDBPyConnection, keep: timedelta | None = None) -> int:
-    """Forget snapshots (and delete their files) older than keep_days(); returns how many went.
+    """The lake's upkeep after a write commits: forget snapshots (and delete their files) older than
+    keep_days(), and delete the Parquet files no catalog row names; returns how many snapshots went.
 
     Every nightly recompute replaces the derived tables, and every statement on a lake reads
     the catalog's history-bearing metadata, so an unbounded history would slow every night
-    down. Run after a write commits; readers pinned to a snapshot that old are long gone.
+    down. Run after a write commits, holding the write turn; readers pinned to a snapshot that
+    old are long gone. The write has landed by then, so upkeep that fails (a full disk) is
+    logged and left to the next write rather than failing it.
     """
+    try:
+        expired = _expire_snapshots(con, keep)
+        delete_orphaned_files(con)
+    except (duckdb.Error, OSError) as exc:
+        log.warning("lake upkeep left for the next write: %s", redact(str(exc).splitlines()[0]))
+        return 0
+    return expired
+
+
+def _expire_snapshots(con: duckdb.DuckDBPyConnection, keep: timedelta | None) -> int:
     cutoff = datetime.now(UTC) - (keep if keep is not None else timedelta(days=keep_days()))
     oldest = con.execute(f"select min(snapshot_time) from ducklake_snapshots('{LAKE}')").fetchone()[0]
     if oldest is None or oldest >= cutoff:
@@ -152,6 +173,23 @@ def expire_history(con: duckdb.DuckDBPyConnection, keep: timedelta | None = None
     expired = con.execute(f"call ducklake_expire_snapshots('{LAKE}', older_than => ?)", [cutoff]).fetchall()
     con.execute(f"call ducklake_cleanup_old_files('{LAKE}', older_than => ?)", [cutoff])
     return len(expired)
+
+
+def delete_orphaned_files(con: duckdb.DuckDBPyConnection, grace: timedelta = ORPHAN_GRACE) -> list[str]:
+    """Delete the Parquet files under the lake's data path that no catalog row names and that are
+    older than `grace`: what a killed or failed write left. Returns the files deleted.
+
+    The caller holds the write turn, so no gpucalc writer has files in flight; `grace` spares
+    those of a writer that does not take turns (DuckDB run by hand on the lake).
+    """
+    # a literal, not a parameter: DuckDB runs a prepared call of this function many times slower
+    older_than = f"now() - to_seconds({int(grace.total_seconds())})"
+    deleted = con.execute(
+        f"select * from ducklake_delete_orphaned_files('{LAKE}', older_than => {older_than})").fetchall()
+    if deleted:
+        log.info("deleted %d Parquet files no catalog row named (left by a write that did not finish)",
+                 len(deleted))
+    return [row[0] for row in deleted]
 
 
 def _options(data_path: str | None, read_only: bool, snapshot: int | None) -> str:
@@ -188,13 +226,21 @@ def _sqlite_wal(path: Path | None, create: bool) -> None:
 def _explained(where: Location, exc: duckdb.Error | sqlite3.DatabaseError) -> Exception:
     text = str(exc).splitlines()[0]
     if where.catalog_file is not None and DAMAGED.search(text):
-        return unreadable(f"{where.uri} (its catalog file)", text.removeprefix("IO Error: "))
+        return unreadable(f"{where.shown} (its catalog file)", text.removeprefix("IO Error: "))
     if "does not match existing data path" in text:
         return BadWarehouse(f"{where.describe()} keeps its files elsewhere ({text}); "
                             "set GPUCALC_LAKE_DATA_PATH to the lake's data path")
     if where.catalog == "postgres" and ("connect" in text.lower() or "connection" in text.lower()):
-        return BadWarehouse(f"could not reach the PostgreSQL catalog of {where.uri}: {text}")
+        return BadWarehouse(f"could not reach the PostgreSQL catalog of {where.shown}: {text}")
+    if without_secrets(exc) is None:  # DuckDB's errors repeat the connection string, password and all
+        return BadWarehouse(f"{where.shown}: {text}")
     return exc
+
+
+def without_secrets(exc: BaseException) -> BaseException | None:
+    """`exc` as the cause to chain to a clearer error, or None where its message holds a password
+    or token: a traceback or a log line would print it."""
+    return exc if redact(str(exc)) == str(exc) else None
 
 
 def _wheel(name: str) -> str:

@@ -15,6 +15,7 @@ once, so every process and worker that receives the string means the same file.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +24,61 @@ FILE, MEMORY, DUCKLAKE, MOTHERDUCK = "file", "memory", "ducklake", "motherduck"
 CATALOG_KINDS = ("duckdb", "sqlite", "postgres")
 
 
-class BadWarehouse(ValueError):
+# A password or token written into a location: libpq's `password=...` (quoted or not), a
+# MotherDuck `motherduck_token=...`, and the `user:password@` of a URL.
+_SECRET_SETTING = re.compile(
+    r"""(?P<key>\b(?:password|passwd|motherduck_token|token|access_token|secret|api_key)\s*=\s*)"""
+    r"""(?:'(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?|[^\s&;'"]*[^\s&;'":,])""",  # not the ": " after it
+    re.I,
+)
+_URL_PASSWORD = re.compile(r"(?P<key>\b[a-z][\w+.-]*://[^/\s:@]*:)[^@\s]*(?=@)", re.I)
+HIDDEN = "***"
+# Where a secret's value may be set for a process: its literal value is hidden wherever it shows.
+SECRET_VARIABLES = ("motherduck_token", "MOTHERDUCK_TOKEN", "PGPASSWORD")
+_SHORTEST_HIDDEN_VALUE = 4  # shorter values would blank out ordinary words in a message
+
+
+def redact(text: str) -> str:
+    """`text` with every password and token in it replaced by ***: what any message, log line or
+    stored row may say about a warehouse location or an error connecting to one."""
+    text = _SECRET_SETTING.sub(lambda m: m["key"] + HIDDEN, text)
+    text = _URL_PASSWORD.sub(lambda m: m["key"] + HIDDEN, text)
+    for value in _secret_values():
+        text = text.replace(value, HIDDEN)
+    return text
+
+
+def remember_secrets(location: str) -> None:
+    """Hide the passwords and tokens of a location given on the command line (not in
+    GPUCALC_WAREHOUSE) wherever this process shows an error that echoes one without its key."""
+    _given_locations.add(location)
+
+
+_given_locations: set[str] = set()
+
+
+def _secret_values() -> set[str]:
+    """The secrets this process was given: the password and token settings in GPUCALC_WAREHOUSE
+    or --warehouse, and the variables drivers read theirs from (an error may echo one without its key)."""
+    values = {os.environ.get(name, "") for name in SECRET_VARIABLES}
+    for configured in (os.environ.get("GPUCALC_WAREHOUSE", ""), *_given_locations):
+        for found in (*_SECRET_SETTING.finditer(configured), *_URL_PASSWORD.finditer(configured)):
+            values.add(configured[found.end("key"):found.end()].strip("'\""))
+    return {v for v in values if len(v) >= _SHORTEST_HIDDEN_VALUE}
+
+
+class _RedactedMessage(Exception):
+    """An error whose message never carries a password or token, however it was built."""
+
+    def __init__(self, *args: object):
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
+
+
+class BadWarehouse(_RedactedMessage, ValueError):
     """A warehouse setting gpucalc cannot use; the message is one sentence saying why."""
 
 
-class UnreadableWarehouse(RuntimeError):
+class UnreadableWarehouse(_RedactedMessage, RuntimeError):
     """A warehouse file (or a lake's catalog) that cannot be opened: damaged, cut short, or not a database."""
 
 
@@ -75,6 +126,11 @@ class Location:
         return self.target
 
     @property
+    def shown(self) -> str:
+        """The canonical spelling with its passwords and tokens hidden: what messages and logs show."""
+        return redact(self.uri)
+
+    @property
     def local_file(self) -> Path | None:
         """The one local DuckDB file whose copy-and-swap keeps readers out of a writer's way.
 
@@ -96,7 +152,7 @@ class Location:
                 return "the DuckLake warehouse with a PostgreSQL catalog"
             return f"the DuckLake warehouse with the {self.catalog} catalog {self.target}"
         if self.kind == MOTHERDUCK:
-            return f"the MotherDuck database {self.target}"
+            return f"the MotherDuck database {redact(self.target)}"
         return f"the warehouse {self.target}"
 
 

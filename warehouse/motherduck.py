@@ -14,7 +14,7 @@ import os
 import duckdb
 
 from warehouse import lake, settings
-from warehouse.location import BadWarehouse, Location
+from warehouse.location import BadWarehouse, Location, redact
 
 TOKEN_VARIABLES = ("motherduck_token", "MOTHERDUCK_TOKEN")
 
@@ -28,7 +28,7 @@ def connect(where: Location, read_only: bool = False) -> duckdb.DuckDBPyConnecti
     secret = token()
     if not secret:
         raise BadWarehouse(
-            f"{where.uri} needs a MotherDuck access token: set motherduck_token in the environment "
+            f"{where.shown} needs a MotherDuck access token: set motherduck_token in the environment "
             "(MotherDuck: Settings > Access Tokens)"
         )
     con = duckdb.connect(":memory:", config=settings.duckdb_config(**lake.NO_AUTOLOAD))
@@ -40,15 +40,15 @@ def connect(where: Location, read_only: bool = False) -> duckdb.DuckDBPyConnecti
         con.execute(f'use "{where.target}"')
     except duckdb.Error as exc:
         con.close()
-        raise unreachable(where, exc) from exc
+        raise unreachable(where, exc) from lake.without_secrets(exc)
     return con
 
 
 def unreachable(where: Location, exc: Exception) -> BadWarehouse:
     """One sentence for a MotherDuck that could not be opened: no route to it, or it said no."""
-    text = " ".join(str(exc).split())
+    text = redact(" ".join(str(exc).split()))
     if any(s in text for s in ("Could not establish connection", "Failed to download", "Could not resolve")):
-        return BadWarehouse(f"could not reach MotherDuck for {where.uri}: no network connection to MotherDuck "
+        return BadWarehouse(f"could not reach MotherDuck for {where.shown}: no network connection to MotherDuck "
                             "from this machine")
     why = text.rsplit("threw an exception:", 1)[-1].strip(' "')[:200] or type(exc).__name__
-    return BadWarehouse(f"MotherDuck refused {where.uri}: {why} (check motherduck_token)")
+    return BadWarehouse(f"MotherDuck refused {where.shown}: {why} (check motherduck_token)")

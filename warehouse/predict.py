@@ -9,7 +9,9 @@ has none. No row can crash the run.
 
 from __future__ import annotations
 
+import csv
 from datetime import date
+from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -38,6 +40,16 @@ OUTPUT_COLUMNS = (
 # Hosts for a GPU that has no platform in the catalog: one node of the case's GPUs, NICs at
 # the common 400 Gbit/s per GPU, the GPU's own scale-up link (or PCIe through the host).
 DEFAULT_NETWORK_GBPS = 400.0
+
+
+def written_by_predict(path: Path) -> bool:
+    """Whether `path` looks like a file `predict` wrote: a CSV whose header has every prediction column."""
+    try:
+        with path.open(encoding="utf-8", newline="") as file:
+            header = next(csv.reader([file.readline(64 * 1024)]), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return False
+    return set(OUTPUT_COLUMNS) <= set(header)
 
 
 def _text(row: dict, name: str) -> str | None:

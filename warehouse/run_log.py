@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime
 import duckdb
 
 from warehouse.load import LoadResult, RunContext
+from warehouse.location import redact
 
 
 def start_run(con: duckdb.DuckDBPyConnection, run: RunContext, mode: str) -> None:
@@ -69,7 +70,7 @@ def finish_run(
             ",".join(ok),
             ",".join(failed),
             summary["duration_s"],
-            error,
+            redact(error) if error else error,  # every reader and export sees it
             run.run_id,
         ],
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 
@@ -77,6 +78,16 @@ def cache_dir() -> Path | None:
 WRITER_ROW_GROUP_SIZE = 8_192
 
 DEFAULT_MEMORY_LIMIT = "1GB"
+# Below this DuckDB cannot hold a night's working set and fails mid-write with "Out of Memory"
+# (1KB fails on the first statement); the bundled night writes under 64 MB.
+MIN_MEMORY_BYTES = 64 * 1000**2
+_MEMORY_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+                 "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}
+_MEMORY_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?(?:e\d+)?)\s*([a-z]+)\s*", re.I)
+# DuckDB starts every thread of a connection at once (100,000 crash it); past a few per core they
+# only wait on each other, but a lake on object storage gains from some waiting on the network.
+THREADS_PER_CORE = 4
+MIN_MAX_THREADS = 64  # a small machine may still want several threads per core for remote reads
 
 
 def memory_limit() -> str:
@@ -84,8 +95,43 @@ def memory_limit() -> str:
 
     Past it DuckDB spills to disk instead of growing: the 10-million-row bench recomputes as
     fast under 1 GB as without a limit, and the process stays near 1.2 GB instead of 1.6 GB.
+    A size DuckDB cannot read, or one below MIN_MEMORY_BYTES, raises BadWarehouse.
     """
-    return os.environ.get("GPUCALC_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    from warehouse.location import BadWarehouse
+
+    chosen = os.environ.get("GPUCALC_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    found = _MEMORY_SIZE.fullmatch(chosen)
+    unit = _MEMORY_UNITS.get(found[2].lower()) if found else None
+    if unit is None or float(found[1]) * unit < MIN_MEMORY_BYTES:
+        raise BadWarehouse(f"GPUCALC_MEMORY_LIMIT={chosen!r} is not a DuckDB memory size of at least 64MB: "
+                           "give a number and a unit (KB, MB, GB, TB or KiB, MiB, GiB, TiB), such as 4GB")
+    return chosen
+
+
+def max_threads() -> int:
+    """The most threads GPUCALC_THREADS may ask for on this machine."""
+    return max(MIN_MAX_THREADS, THREADS_PER_CORE * (os.cpu_count() or 1))
+
+
+def threads() -> int | None:
+    """`GPUCALC_THREADS` as a number of threads (None: unset, DuckDB's one per core); a value
+    outside 1..max_threads() raises BadWarehouse."""
+    from warehouse.location import BadWarehouse
+
+    chosen = os.environ.get("GPUCALC_THREADS")
+    if not chosen:
+        return None
+    if not chosen.strip().isdigit() or not 1 <= int(chosen) <= max_threads():
+        raise BadWarehouse(f"GPUCALC_THREADS={chosen!r} is not a number of threads from 1 to {max_threads()} "
+                           "on this machine")
+    return int(chosen)
+
+
+def check_engine_settings() -> None:
+    """Raise BadWarehouse (one sentence) if GPUCALC_THREADS or GPUCALC_MEMORY_LIMIT cannot be used,
+    before a command starts any work."""
+    threads()
+    memory_limit()
 
 
 def duckdb_config(**config) -> dict:
@@ -96,11 +142,7 @@ def duckdb_config(**config) -> dict:
     connection's threads otherwise compete for every core, and the same work takes a fifth
     longer in CPU time.
     """
-    from warehouse.location import BadWarehouse
-
-    threads = os.environ.get("GPUCALC_THREADS")
-    if threads:
-        if not threads.isdigit() or int(threads) < 1:
-            raise BadWarehouse(f"GPUCALC_THREADS={threads!r} is not a number of threads (1 or more)")
-        config.setdefault("threads", int(threads))
+    chosen = threads()
+    if chosen is not None:
+        config.setdefault("threads", chosen)
     return config

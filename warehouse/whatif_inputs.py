@@ -141,10 +141,13 @@ def pricing_bases(pricing: str) -> tuple[str, ...]:
     return PRICING_MODELS if pricing == "all" else (pricing,)
 
 
+# Below 1% busy an owned GPU-hour costs over 100x its full-use price: no longer a purchase question.
+MIN_UTILIZATION = 0.01
+
 # whatif flag -> the row of the `assumption` table it overrides, and its lower bound
 OWNERSHIP = {
     "years": ("ownership_years", "above zero"),
-    "utilization": ("ownership_utilization", "a fraction in (0, 1]"),
+    "utilization": ("ownership_utilization", f"a fraction from {MIN_UTILIZATION:g} to 1"),
     "pue": ("pue", "at least 1"),
     "usd_per_kwh": ("usd_per_kwh", "zero or more"),
     "colo_usd_per_kw_month": ("colo_usd_per_kw_month", "zero or more"),
@@ -155,7 +158,7 @@ def ownership_overrides(**given: float | None) -> dict[str, float]:
     """The ownership assumptions the user set, by assumption name, each checked."""
     ok = {
         "years": lambda v: v > 0,
-        "utilization": lambda v: 0 < v <= 1,
+        "utilization": lambda v: MIN_UTILIZATION <= v <= 1,
         "pue": lambda v: v >= 1,
         "usd_per_kwh": lambda v: v >= 0,
         "colo_usd_per_kw_month": lambda v: v >= 0,

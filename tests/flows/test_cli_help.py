@@ -57,7 +57,7 @@ def test_whatif_help_shows_the_side_syntax():
         (["-c", "hgx-b200-8:4@-1/gpu-h"], "price '-1/gpu-h' must be above zero, got -1"),
         (["-c", "hgx-b200-8:4/4+1"], "split 4+1 in 'hgx-b200-8:4' uses 5 GPUs, not 4"),
         (["--pricing", "cheapest"], "pricing 'cheapest': use one of on_demand, spot, reserved_1y, reserved_3y, owned"),
-        (["--utilization", "1.5"], "--utilization must be a fraction in (0, 1], got 1.5"),
+        (["--utilization", "1.5"], "--utilization must be a fraction from 0.01 to 1, got 1.5"),
         (["--years", "-1"], "--years must be above zero, got -1"),
     ],
 )
