@@ -126,3 +126,14 @@ def test_sources_names_an_unreachable_catalog_without_its_password(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "password=***" in done.stdout + done.stderr
     assert SECRET not in done.stdout + done.stderr
+
+
+def test_a_location_holding_a_secret_reaches_the_flow_through_the_environment(monkeypatch):
+    from flows.cli import _as_flow_parameter
+
+    monkeypatch.delenv("GPUCALC_WAREHOUSE", raising=False)
+    assert _as_flow_parameter("/srv/warehouse.duckdb") == "/srv/warehouse.duckdb"
+    assert "GPUCALC_WAREHOUSE" not in os.environ
+    # Prefect stores a flow's parameters in its database: the password must not be one
+    assert _as_flow_parameter(UNREACHABLE_LAKE) is None
+    assert os.environ["GPUCALC_WAREHOUSE"] == UNREACHABLE_LAKE
