@@ -131,7 +131,8 @@ def test_sources_names_an_unreachable_catalog_without_its_password(tmp_path):
 def test_a_location_holding_a_secret_reaches_the_flow_through_the_environment(monkeypatch):
     from flows.cli import _as_flow_parameter
 
-    monkeypatch.delenv("GPUCALC_WAREHOUSE", raising=False)
+    monkeypatch.setenv("GPUCALC_WAREHOUSE", "")  # so the teardown restores it, whatever the function sets
+    monkeypatch.delenv("GPUCALC_WAREHOUSE")
     assert _as_flow_parameter("/srv/warehouse.duckdb") == "/srv/warehouse.duckdb"
     assert "GPUCALC_WAREHOUSE" not in os.environ
     # Prefect stores a flow's parameters in its database: the password must not be one
