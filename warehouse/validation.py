@@ -367,7 +367,8 @@ def _run_suite(table: str, frame: pl.DataFrame, rules: list[Rule]) -> list[Viola
             violations += [Violation(i, f"{rule.name}_{column}", rule.explain.format(column=column))
                            for column in rule.each_of for i in indices if rows[i].get(column) is None]
         else:
-            violations += [Violation(i, rule.name, _explain(rule, rows[i]), kept_instead.get(i)) for i in indices]
+            kept = kept_instead if rule.name == "duplicate_key" else {}
+            violations += [Violation(i, rule.name, _explain(rule, rows[i]), kept.get(i)) for i in indices]
     return violations
 
 

@@ -48,6 +48,7 @@ def test_an_implausible_new_row_does_not_knock_out_the_good_stored_one(warehouse
     got = rejects(warehouse, "price_quote")
     assert [(row, rule) for row, rule, _ in got] == [(1, "duplicate_key"), (1, "implausible_price_low")]
     assert got[0][2].endswith("; kept: quotes_file/2026-11-29/b.csv row 1")
+    assert "kept:" not in got[1][2]  # only the duplicate names the row kept instead
 
 
 def test_an_impossible_run_does_not_knock_out_the_good_one(warehouse):
