@@ -35,12 +35,24 @@ def ingest(data: Path, source: str, file: Path, *extra: str):
     return gpucalc("ingest", source, "--file", str(file), "--date", DAY, "--data-dir", str(data), *extra)
 
 
+def with_aws_kept(data: Path) -> Path:
+    """The bundled warehouse with SkyPilot's AWS catalog ingested for DAY."""
+    result = ingest(data, "skypilot", SKYPILOT / "aws_vms.csv", "--provider", "aws")
+    assert result.exit_code == 0, result.output
+    return data
+
+
 @pytest.fixture
 def aws_kept(offline_copy) -> Path:
-    """The bundled warehouse with SkyPilot's AWS catalog ingested for DAY."""
-    result = ingest(offline_copy, "skypilot", SKYPILOT / "aws_vms.csv", "--provider", "aws")
-    assert result.exit_code == 0, result.output
-    return offline_copy
+    return with_aws_kept(offline_copy)
+
+
+@pytest.fixture(scope="module")
+def aws_kept_unchanged(offline_data, tmp_path_factory) -> Path:
+    """One such warehouse for the tests that only prove a command leaves it as it was."""
+    data = tmp_path_factory.mktemp("aws_kept") / "data"
+    shutil.copytree(offline_data, data)
+    return with_aws_kept(data)
 
 
 # --- a catalog of another cloud ------------------------------------------------------------
@@ -54,19 +66,21 @@ def aws_kept(offline_copy) -> Path:
         ("runpod_vms.csv", "vms.csv", "vms.csv does not look like aws's catalog (instance types like 1x_A100"),
     ],
 )
-def test_a_catalog_of_another_cloud_is_refused_and_nothing_is_kept(aws_kept, tmp_path, fixture, saved_as, said):
-    before_rows = query(aws_kept, "select * exclude (run_id, extracted_at) from price_quote order by all")
-    before_files = files_under(aws_kept / "raw")
-    before_runs = query(aws_kept, "select count(*) from run_log")
+def test_a_catalog_of_another_cloud_is_refused_and_nothing_is_kept(aws_kept_unchanged, tmp_path, fixture, saved_as,
+                                                                    said):
+    quotes = "select * exclude (run_id, extracted_at) from price_quote order by all"
+    before_rows = query(aws_kept_unchanged, quotes)
+    before_files = files_under(aws_kept_unchanged / "raw")
+    before_runs = query(aws_kept_unchanged, "select count(*) from run_log")
     wrong = tmp_path / saved_as
     shutil.copy(SKYPILOT / fixture, wrong)
-    result = ingest(aws_kept, "skypilot", wrong, "--provider", "aws")
+    result = ingest(aws_kept_unchanged, "skypilot", wrong, "--provider", "aws")
     assert result.exit_code == 2, result.output
     assert said in result.output and "nothing was kept or loaded" in result.output
     assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
-    assert files_under(aws_kept / "raw") == before_files
-    assert query(aws_kept, "select * exclude (run_id, extracted_at) from price_quote order by all") == before_rows
-    assert query(aws_kept, "select count(*) from run_log") == before_runs
+    assert files_under(aws_kept_unchanged / "raw") == before_files
+    assert query(aws_kept_unchanged, quotes) == before_rows
+    assert query(aws_kept_unchanged, "select count(*) from run_log") == before_runs
 
 
 def test_every_catalog_fixture_is_its_own_clouds_and_no_other():
