@@ -1,25 +1,25 @@
 """A password or token in the warehouse setting shows nowhere: not on the terminal, not in the run's
 log or journal, not in run_log, not in an export.
 
-Each probe runs `gpucalc` as a real process with the secret in GPUCALC_WAREHOUSE, then looks for
-the secret in its output and in every file under the data directory.
+Each probe runs a `gpucalc` command with the secret in GPUCALC_WAREHOUSE, then looks for the
+secret in its output and in every file under the data directory.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import subprocess
-import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from typer.testing import CliRunner
 
+from flows.cli import app
 from flows.log_file import run_log_file
 from warehouse.location import parse, redact
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-GPUCALC = str(Path(sys.executable).parent / "gpucalc")
 SECRET = "s3cret-Xq9"
 UNREACHABLE_LAKE = f"ducklake:postgres:host=127.0.0.1 port=1 dbname=lake password={SECRET}"
 
@@ -48,10 +48,14 @@ def test_a_location_is_shown_without_its_password():
     assert where.shown == "ducklake:postgres:host=db password=***"
 
 
-def gpucalc(data: Path, warehouse: str, *args: str, extra_env: dict | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k.lower() != "motherduck_token"}
-    env |= {"GPUCALC_DATA_DIR": str(data), "GPUCALC_WAREHOUSE": warehouse, **(extra_env or {})}
-    return subprocess.run([GPUCALC, *args], env=env, capture_output=True, text=True, timeout=120)
+def gpucalc(data: Path, warehouse: str, *args: str) -> SimpleNamespace:
+    """The command run in this process with the secret in GPUCALC_WAREHOUSE: its exit code and
+    what it printed on each stream (an uncaught error fails the test, as a traceback would show)."""
+    env = {"GPUCALC_DATA_DIR": str(data), "GPUCALC_WAREHOUSE": warehouse, "motherduck_token": None,
+           "MOTHERDUCK_TOKEN": None}
+    result = CliRunner().invoke(app, list(args), env=env)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return SimpleNamespace(returncode=result.exit_code, stdout=result.stdout, stderr=result.stderr)
 
 
 def files_holding_secret(folder: Path) -> list[Path]:
