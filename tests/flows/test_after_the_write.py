@@ -51,3 +51,24 @@ def test_duckdbs_full_disk_inside_another_error_is_found():
     except ValueError as outer:
         sentence = console.disk_full(outer)
     assert sentence.startswith("the disk is full (no space left on device); the warehouse is as it was")
+
+
+def test_a_report_that_fails_mid_write_leaves_no_half_written_folder(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from reports.render import swap_in
+
+    folder = tmp_path / "reports" / "2026-11-29"
+    swap_in(folder, {"index.md": b"last good report\n"})
+    real_write = Path.write_bytes
+
+    def fills_the_disk(path, content):
+        if path.name == "b.png":
+            raise full_disk()
+        return real_write(path, content)
+
+    monkeypatch.setattr(Path, "write_bytes", fills_the_disk)
+    with pytest.raises(OSError):
+        swap_in(folder, {"index.md": b"tonight\n", "charts/b.png": b"png"})
+    assert sorted(p.name for p in folder.parent.iterdir()) == ["2026-11-29"]  # no .2026-11-29.new-<pid> beside it
+    assert (folder / "index.md").read_bytes() == b"last good report\n"
