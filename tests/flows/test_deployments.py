@@ -107,7 +107,7 @@ def test_every_documented_deploy_command_names_a_deployment_of_prefect_yaml():
     import re
 
     names = {d["name"] for d in deployments()}
-    documented = [(path, name) for path in ("README.md", "prefect.yaml", "Dockerfile")
+    documented = [(path, name) for path in ("README.md", "docs/operating.md", "prefect.yaml", "Dockerfile")
                   for command in re.findall(r"prefect deploy((?: -n \S+)+)", (ROOT / path).read_text())
                   for name in command.split(" -n ")[1:]]
     assert documented
