@@ -70,7 +70,7 @@ class SourceSpec:
     live: bool = True  # False for file-only sources (quotes file, user runs)
     default_provider: str | None = None
     # Largest payload the parser accepts; a bigger one is refused before it is read, so
-    # memory stays bounded (README, "Limits").
+    # memory stays bounded (docs/sources.md).
     max_bytes: int = 64 * 1024 * 1024
     # Sources whose payloads are built from a local path rather than read as one file
     # (an MLPerf results checkout): path -> payloads, as the live fetch would keep them.
@@ -92,9 +92,3 @@ def file_ref(payload: Payload) -> str:
     from pathlib import PurePath
 
     return PurePath(payload.url).name or payload.url
-
-
-def observed(day: date | None) -> date:
-    from datetime import UTC, datetime
-
-    return day or datetime.now(UTC).date()

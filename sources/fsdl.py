@@ -47,8 +47,8 @@ from sources.rows import Frame, RowProblem, gpu_count, number, price_row, usd_pe
 
 NAME = "fsdl"
 MAX_BYTES = 256 * 1024  # the 2025-03 table is 15.5 KB (257 rows); 16x head-room
+# Spot is read when present; GPU Arch, GPU RAM, vCPUs, RAM and Per-GPU are informational only.
 REQUIRED = ("Cloud", "GPU Type", "GPUs", "On-demand", "Name")
-OPTIONAL = ("Spot",)  # GPU Arch, GPU RAM, vCPUs, RAM, Per-GPU are informational only
 NUMBER = re.compile(r"^\$?\s*(\d+(?:\.\d*)?|\.\d+)$")
 # "A100 (80 GB)": the table's per-GPU memory. Its `GPU RAM` column is not used: it is sometimes
 # the instance total (640 for 8 x 80 GB) and sometimes one card (80 for 4 x A100 80 GB).

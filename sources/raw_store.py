@@ -237,11 +237,6 @@ def as_payload(kept: Kept) -> Payload:
     return Payload(kept.source, kept.name, kept.path.read_bytes(), kept.url, kept.provider)
 
 
-def load_day(raw_dir: Path, source: str, day: date) -> list[Payload]:
-    """The payloads kept for `source` on `day`, in name order (empty if none)."""
-    return [as_payload(k) for k in kept_day(raw_dir, source, day)]
-
-
 def sources_on(raw_dir: Path, day: date) -> list[str]:
     """Every source that has payloads kept for `day` (by listing their folders, reading none)."""
     if not raw_dir.is_dir():

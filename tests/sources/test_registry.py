@@ -107,7 +107,7 @@ def test_raw_store_keeps_bytes_and_a_sidecar_and_reads_them_back(tmp_path):
 
     (back,) = raw_store.kept_day(tmp_path, "skypilot", DAY)
     assert back == kept
-    assert raw_store.load_day(tmp_path, "skypilot", DAY) == [payload]
+    assert [raw_store.as_payload(k) for k in raw_store.kept_day(tmp_path, "skypilot", DAY)] == [payload]
     assert raw_store.sources_on(tmp_path, DAY) == ["skypilot"]
     assert raw_store.sources_on(tmp_path, date(2026, 3, 2)) == []
 
