@@ -211,9 +211,9 @@ from flows import cli_bench, cli_calculus, cli_decide, cli_report, cli_sources  
 def main() -> None:
     """The `gpucalc` console command: the app, then an exit that skips the interpreter's teardown.
 
-    Unloading what a command imported (Prefect, Great Expectations, Polars, DuckDB) takes ~2 s
-    after the command has finished and does nothing it needs: its connections and files are
-    closed and its Prefect server stopped by then; the logs are flushed here.
+    Unloading what a command imported (Prefect, Great Expectations, Polars, DuckDB) is slow
+    (docs/scale.md) and does nothing the command needs: its connections and files are closed
+    and its Prefect server stopped by then; the logs are flushed here.
     """
     import logging
     import sys

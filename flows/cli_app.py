@@ -72,7 +72,7 @@ def _options(
 ) -> None:
     """gpucalc: which GPUs, from whom, in what layout, for this job, and at what cost."""
 
-# Exit codes every command uses (README, "Exit codes").
+# Exit codes every command uses (docs/operating.md, "Exit codes and settings").
 EXIT = {"failed": 1, "usage": 2, "partial": 3, "refused": 4, "interrupted": 130}
 
 

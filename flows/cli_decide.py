@@ -160,7 +160,7 @@ def serve(
     million output tokens, with the managed API beside it.
 
     Answered in a private copy of the warehouse: your job is not added to it. To keep a serving job in
-    the nightly report, add it to <data-dir>/catalog/workload.csv (README: your own workloads).
+    the nightly report, add it to <data-dir>/catalog/workload.csv (docs/your_own_model.md).
     """
     from warehouse import decide
     from warehouse.scratch import today

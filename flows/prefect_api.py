@@ -1,13 +1,13 @@
 """A Prefect API for `gpucalc run` when none is configured: started generously, never orphaned.
 
 With no `PREFECT_API_URL`, Prefect starts a temporary server itself, gives it 20 s to come
-up (too little on a loaded 2-core machine: runs failed at load average 7) and leaves it
+up (too little on a loaded machine, docs/scale.md) and leaves it
 running when the parent is killed. This starts that same server with a start-up timeout you
 can set (`GPUCALC_PREFECT_STARTUP_TIMEOUT`, seconds, default 180), asks the kernel to stop it
 when the process that started it dies, however it dies (Linux `PR_SET_PDEATHSIG`), and boots
-it before this process imports Prefect, so the server's start-up (~7.5 s, mostly importing
-prefect.server) runs on one core while the run's own imports (Prefect, Polars, the flows)
-run on the other.
+it before this process imports Prefect, so the server's slow start-up (mostly importing
+prefect.server; docs/scale.md) runs on one core while the run's own imports (Prefect, Polars,
+the flows) run on the other.
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ def server_command(port: int) -> tuple[list[str], dict[str, str]]:
         # no telemetry heartbeat: it phones Prefect's servers, and two runs' servers writing it
         # to the shared Prefect database at once print a "database is locked" traceback
         "PREFECT_SERVER_ANALYTICS_ENABLED": "0",
-        # the run saves no block (no result storage, no credentials): registering Prefect's ~50
-        # block types into its fresh database is ~1.5 s of the start for nothing
+        # the run saves no block (no result storage, no credentials), so registering Prefect's
+        # block types into its fresh database would slow the start for nothing (docs/scale.md)
         "PREFECT_API_BLOCKS_REGISTER_ON_START": "0",
     }
     app_dir = Path(importlib.util.find_spec("prefect").origin).parent.parent
@@ -117,8 +117,8 @@ def _answering(url: str, named_by: str) -> str:
 
 def _warm_up() -> None:
     """Import what the run needs while the server boots in its own process (two cores, one wait)."""
-    # Not great-expectations (~6 s): a night whose batches were validated before never imports
-    # it (warehouse/cache.py), and importing it anyway slows the server's boot.
+    # Not great-expectations, slow to import (docs/scale.md): a night whose batches were validated
+    # before never imports it (warehouse/cache.py), and importing it anyway slows the server's boot.
     import polars  # noqa: F401
 
 

@@ -32,8 +32,8 @@ class FetchOutcome:
 
 
 # No task retries: the shared HTTP session retries each request that can succeed on a second
-# try (429/5xx, read timeouts) and fails the rest at once; a second layer here only multiplied
-# the attempts (a dead endpoint was hit 15 times) and the minutes a night without network took.
+# try (429/5xx, read timeouts) and fails the rest at once; a second layer here would multiply
+# the attempts and the minutes a night without network takes (docs/scale.md).
 @task(cache_policy=NO_CACHE)
 def fetch_source(name: str, day: date, raw_dir: str, run_id: str | None = None) -> FetchOutcome:
     """Fetch one live source and keep its payloads under data/raw/<source>/<date>/."""

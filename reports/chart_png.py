@@ -2,7 +2,7 @@
 
 Same data -> byte-identical PNG: matplotlib's default style (not the user's matplotlibrc), a
 fixed DPI, text without mathtext, no "Software" tag (Agg writes no date), and data "settled"
-to 9 significant digits, below DuckDB's last-bit noise. Drawing ~40 charts takes seconds, so
+to 9 significant digits, below DuckDB's last-bit noise. Drawing is slow (docs/scale.md), so
 each PNG carries the digest of its data, title and drawing code in a tEXt chunk, and a
 `ChartCache` over earlier builds (the folder being rebuilt, last night's), then gpucalc's
 cache of drawn charts (warehouse/cache.py), hand back a PNG whose digest matches instead of

@@ -3,8 +3,8 @@ the PNG, deterministic and reusable). Each returns a `Chart` whose `data` is wha
 in a fixed order, so a test can hold it against the warehouse.
 
 No pyplot (no global figure state, no interactive backend), a fixed size and fixed margins
-(not tight_layout), plain-text log ticks at 1-2-5 steps (mathtext labels and minor ticks cost
-3-5x the drawing time), and one colour per price basis in every chart.
+(not tight_layout), plain-text log ticks at 1-2-5 steps (mathtext labels and minor ticks
+multiply the drawing time, docs/scale.md), and one colour per price basis in every chart.
 """
 
 from __future__ import annotations

@@ -95,8 +95,8 @@ class _Page(mistune.HTMLRenderer):
 
 class _Inline(mistune.InlineParser):
     """mistune's inline parser, with text that holds no inline syntax passed through as one run
-    of text, as the parser itself would return it: the report's tables are ~65,000 cells, mostly
-    plain numbers, and parsing each was over a third of a report's build."""
+    of text, as the parser itself would return it: the report's tables are mostly plain-number
+    cells, and parsing each one is a large share of a report's build (docs/scale.md)."""
 
     def __call__(self, s: str, env):
         if _INLINE_SYNTAX.search(s) is None:
@@ -119,8 +119,8 @@ def to_html(text: str) -> str:
 def to_html_reusing(name: str, text: str, folders: list[Path]) -> str:
     """`to_html(text)`, or the HTML an earlier build made from exactly this markdown by this code:
     in `folders` (last night's report), else in the cache (warehouse/cache.py), where any
-    warehouse's page with the same text left it. Rendering is still half of a bundled
-    report's build (~1.8 s for its 28 pages)."""
+    warehouse's page with the same text left it. Rendering is a large share of a report's
+    build (docs/scale.md)."""
     for folder in folders:
         source, made = folder / name, folder / (name.removesuffix(".md") + ".html")
         try:

@@ -33,7 +33,7 @@ import yaml
 from sources.base import Payload, Reject, SourceError
 from sources.rows import RowProblem, shown
 
-YAML_MAX_BYTES = 512 * 1024  # PyYAML builds a whole document at ~0.7 MB/s and ~40 bytes per byte
+YAML_MAX_BYTES = 512 * 1024  # PyYAML builds a whole document, slowly and many times its size (docs/scale.md)
 TRUNCATED = ("the file's last line has no newline, so this record may be cut short; "
              "add a final newline if it is complete")
 

@@ -23,7 +23,7 @@ MAX_GPUS = 1024
 MAX_USD_PER_HOUR = 1e6
 MAX_GPU_MEMORY_GB = 2048  # per GPU; the largest card in 2026 has 288 GB
 # Rows one payload may yield. The largest real ones yield ~10,000 (SkyPilot's aws catalog);
-# 32 MiB of one-line junk rows would yield 3 million and 1.5 GB of frame, so more is refused.
+# a payload of one-line junk rows could yield millions and gigabytes of frame (docs/scale.md).
 MAX_ROWS = 500_000
 INT64_MAX = 2**63 - 1
 YEARS = (2000, 2100)
@@ -190,7 +190,7 @@ def price_row(
 
 class Frame:
     """Rows gathered as tuples and handed to Polars in chunks: a large payload never holds one
-    Python dict per row (a 100 MB file once needed 11 GB that way)."""
+    Python dict per row, which takes many times the file's size (docs/scale.md)."""
 
     CHUNK = 50_000
 

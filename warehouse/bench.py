@@ -166,10 +166,9 @@ class _Sampler(threading.Thread):
     def poll(self) -> None:
         self.peak_rss = max(self.peak_rss, _current_rss())
         try:
-            # fetchall, not fetchone: a result left unread keeps its transaction open, and
-            # DuckDB does not checkpoint at a commit while another transaction is open; the
-            # recompute's commit then only wrote the WAL and the bench left its checkpoint
-            # (~0.9 s at 10M rows) unmeasured, which a nightly run pays
+            # fetchall, not fetchone: a result left unread keeps its transaction open, and DuckDB
+            # does not checkpoint at a commit while another transaction is open, so the timed
+            # commit would leave out the checkpoint a nightly run pays (docs/scale.md)
             [(used, spilled)] = self.cursor.execute(
                 "select sum(memory_usage_bytes), sum(temporary_storage_bytes) from duckdb_memory()"
             ).fetchall()

@@ -1,10 +1,9 @@
 """What gpucalc can recompute, kept on disk by a digest of everything it depends on.
 
-Four kinds today: validation results (warehouse/validation.py; a suite takes seconds and
-importing great-expectations ~6 s more, while the bundled catalog and benchmarks rarely change),
-chart PNGs (reports/chart_png.py; ~0.25 s each, ~25 per report), report pages' HTML
-(reports/html.py; ~1.8 s a bundled report, most pages the same night to night) and the topology
-models' tables (warehouse/topology_cache.py). The caller's key covers the inputs and the code
+Four kinds, each slow to recompute (docs/scale.md): validation results (warehouse/validation.py;
+the bundled catalog and benchmarks rarely change), chart PNGs (reports/chart_png.py), report
+pages' HTML (reports/html.py; most pages the same night to night) and the topology models'
+tables (warehouse/topology_cache.py). The caller's key covers the inputs and the code
 that turns them into the result, so an entry is valid wherever it is found: for any warehouse,
 any night. One file per entry in `settings.cache_dir()/<kind>/` (the layouts' tables: one
 folder), written atomically; a missing or unreadable entry is a miss and its caller recomputes

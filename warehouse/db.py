@@ -99,9 +99,9 @@ def connect(
         con = open_file(where.target, read_only, settings.duckdb_config(), shown_as)
     if not read_only:
         _limit_memory(con)
-        # FSST's string analysis was half of every checkpoint (0.44 -> 0.25 s on the bundled
-        # night) and saves nothing here: the warehouse's strings are short and repeat, which
-        # dictionary compression holds smaller (22.6 -> 22.3 MB; 88-89 MB at the 10M bench)
+        # FSST's string analysis is a large share of every checkpoint and saves nothing here: the
+        # warehouse's strings are short and repeat, which dictionary compression holds smaller
+        # (docs/scale.md)
         if where.kind != MOTHERDUCK:  # its storage is the service's
             con.execute("set disabled_compression_methods = 'fsst'")
     if schema and not read_only:

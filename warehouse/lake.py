@@ -199,7 +199,7 @@ def _options(data_path: str | None, read_only: bool, snapshot: int | None) -> st
             options.append(f"data_path '{sql_string(data_path)}'")
         # No inlining of small inserts into the catalog: it makes a catalog table per table
         # version, which the nightly's `create or replace` of ~40 derived tables multiplies,
-        # and every statement then pays for listing them (a night took ~35% longer on SQLite).
+        # and every statement then pays for listing them (docs/scale.md).
         options.append("data_inlining_row_limit 0")
     if read_only:
         options.append("read_only")

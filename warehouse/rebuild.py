@@ -41,8 +41,8 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
             _run(con, snapshots)
     counts = {table: con.execute(f"select count(*) from {table}").fetchone()[0]
               for table in ("topology_estimate", "calibration_point", "backtest", "pareto")}
-    # `estimate` is a view over every topology x quote pair (10 million at scale: seconds to
-    # count again); estimate_best counted them while choosing its winners (091_estimate_best.sql)
+    # `estimate` is a view over every topology x quote pair, slow to count again at scale
+    # (docs/scale.md); estimate_best counted them while choosing its winners (091_estimate_best.sql)
     counts["estimate"] = int(con.execute("select coalesce(sum(pairs), 0) from estimate_best_pair").fetchone()[0])
     return counts
 

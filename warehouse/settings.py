@@ -61,20 +61,11 @@ def cache_dir() -> Path | None:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpucalc"
 
 
-# Writers store row groups of 8,192 rows rather than DuckDB's 122,880: in a DuckDB file
-# (db.open_file attaches it so) and in a lake's Parquet files (lake.connect sets it on a lake
-# that has no size of its own). The rebuild's tables hold 30,000-120,000 rows at the
-# 10M-estimate bench. An insert compresses each row group as it fills it, on every core; the
-# commit's checkpoint compresses what is left one table at a time, each row group on one core,
-# and with row groups this small almost nothing is left (the commit 0.5 -> 0.09 s). A scan is
-# shared among threads by row groups, and a night's rows join a table holding earlier nights
-# whole only when they fill one. At the 10M-estimate bench, DuckDB file against 65,536 rows,
-# five runs each: full recompute 3.9-4.2 -> 3.65-3.85 s, a later night 1.40-1.49 -> 1.29-1.39
-# s, reading every estimate 2.0-2.2 -> 1.2-1.3 s, peak RSS 0.82-0.87 -> 0.70-0.77 GB, the same
-# 80 MB file, the bundled night unchanged; 16,384 rows: 3.9-4.0 s, 4,096: 3.8-4.0 s. DuckLake
-# with SQLite against 122,880: 4.19-4.21 -> 4.00-4.07 s, later night 1.82-1.85 -> 1.54-1.56 s
-# (docs/scale.md). The price: the DuckDB 1.5.5 bug that drops a row group's worth of inserted
-# rows (warehouse/load.py) now needs only 8,192 of them.
+# Writers store row groups of 8,192 rows rather than DuckDB's 122,880 (db.open_file attaches a
+# file so; lake.connect sets it on a lake with no size of its own): each insert compresses its
+# row groups on every core as it fills them, leaving the commit's one-core checkpoint almost
+# nothing (docs/scale.md). The price: the DuckDB 1.5.5 bug that drops a row group's worth of
+# inserted rows (warehouse/load.py) needs only 8,192 of them.
 WRITER_ROW_GROUP_SIZE = 8_192
 
 DEFAULT_MEMORY_LIMIT = "1GB"
@@ -93,8 +84,8 @@ MIN_MAX_THREADS = 64  # a small machine may still want several threads per core 
 def memory_limit() -> str:
     """DuckDB's memory limit for a writer (`GPUCALC_MEMORY_LIMIT`, DuckDB syntax such as "4GB").
 
-    Past it DuckDB spills to disk instead of growing: the 10-million-row bench recomputes as
-    fast under 1 GB as without a limit, and the process stays near 1.2 GB instead of 1.6 GB.
+    Past it DuckDB spills to disk instead of growing, which keeps the process smaller at no
+    cost in time at the bench's scale (docs/scale.md).
     A size DuckDB cannot read, or one below MIN_MEMORY_BYTES, raises BadWarehouse.
     """
     from warehouse.location import BadWarehouse
@@ -139,8 +130,8 @@ def duckdb_config(**config) -> dict:
 
     `GPUCALC_THREADS` caps each connection's threads (unset: DuckDB's one per core). Set it
     where several gpucalc processes share the cores, as the parallel test workers do: each
-    connection's threads otherwise compete for every core, and the same work takes a fifth
-    longer in CPU time.
+    connection's threads otherwise compete for every core, and the same work costs more CPU
+    time (docs/scale.md).
     """
     chosen = threads()
     if chosen is not None:

@@ -5,8 +5,8 @@ SQL that computes them, so their tables follow from it. A warehouse that keeps i
 from one rebuild to the next needs no cache; this one serves the warehouses that do not have
 them yet with the same inputs: a DuckLake beside the DuckDB file, a fresh data directory
 replayed from kept payloads, the scratch copy in which `gpucalc predict`, `whatif` or `decide`
-asks the same question again. On the bundled data, on one thread, copying the tables back and
-defining the views takes 0.15 s, and the whole rebuild 0.34 s instead of 0.9 s.
+asks the same question again. Copying the tables back costs a fraction of computing them
+(docs/scale.md).
 
 An entry is a folder: one Arrow IPC file per table and `manifest.json`, which names the tables
 in the order the models make them, each column's DuckDB type (the copy is cast back to it) and
@@ -64,14 +64,14 @@ def keep(con: duckdb.DuckDBPyConnection, digest: str, topology_models: list[tupl
     def fill(folder: Path) -> None:
         manifest = {}
         # Arrow compresses and writes a table without the GIL, so the next one is read from
-        # DuckDB meanwhile (10M-estimate bench: 0.18 -> 0.14-0.15 s)
+        # DuckDB meanwhile (docs/scale.md)
         with ThreadPoolExecutor(max_workers=1) as writer:
             written = []
             for table in _tables(topology_models):
                 relation = con.sql(f"select * from {table}")
                 columns = [[name, str(type_)] for name, type_ in zip(relation.columns, relation.types, strict=True)]
                 frame = relation.to_arrow_table()
-                # LZ4: ~3x faster than Parquet both ways
+                # LZ4 Arrow IPC: faster than Parquet to write and to read back (docs/scale.md)
                 written.append(writer.submit(feather.write_feather, frame, folder / f"{table}.arrow"))
                 manifest[table] = {"columns": columns, "arrow": str(frame.schema)}
             for done in written:

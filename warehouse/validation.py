@@ -44,7 +44,7 @@ class Expect:
     """A great-expectations expectation named by its class and arguments.
 
     It is built only when a suite runs: a batch whose result is in the cache
-    (warehouse/cache.py) never imports great-expectations, which takes ~6 s.
+    (warehouse/cache.py) never imports great-expectations, which is slow to import (docs/scale.md).
     """
 
     kind: str  # the class in great_expectations.expectations
@@ -129,9 +129,10 @@ MISSING_REQUIRED = "missing_required"
 
 
 def _not_null(columns) -> list[Rule]:
-    """One expectation for every required column, not one per column: GX spends ~20 ms per
-    expectation per batch, and a price or benchmark batch has 11 required columns. Which of them
-    a flagged row lacks is read back from the row (`required_<column>`, one violation each)."""
+    """One expectation for every required column, not one per column: GX's time grows with the
+    expectations per batch (docs/scale.md), and a price or benchmark batch has 11 required
+    columns. Which of them a flagged row lacks is read back from the row (`required_<column>`,
+    one violation each)."""
     return [Rule("required", Expect("ExpectColumnValuesToBeNull", {"column": MISSING_REQUIRED}),
                  "{column} is missing", each_of=tuple(columns))]
 

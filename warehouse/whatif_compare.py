@@ -31,7 +31,7 @@ class Comparison:
     faster: str  # "yes" | "no" | "uncertain"
     costs: dict[str, CostComparison] = field(default_factory=dict)  # per price basis
     notes: list[str] = field(default_factory=list)
-    # the first basis asked for, as before there were several
+    # the first basis asked for, for callers that read one (`costs` holds every basis)
     cost_ratio: float | None = None
     cost_ratio_range: tuple[float, float] | None = None
     cheaper: str = ""

@@ -1,7 +1,7 @@
 -- training_job: a training workload on a platform in a precision, with everything about it that
--- does not depend on its layout, joined once here rather than once per layout (about a million
--- at the 10M-estimate bench), and a number (`job_id`, in name order) by which the layouts are
--- enumerated, grouped and ranked: hashing three names per layout cost more than timing it.
+-- does not depend on its layout, joined once here rather than once per layout (millions at
+-- scale, docs/scale.md), and a number (`job_id`, in name order) by which the layouts are
+-- enumerated, grouped and ranked: hashing three names per layout costs more than timing it.
 create or replace table training_job as
 select
     row_number() over (order by w.workload_id, p.platform_id, pw.dtype) as job_id,

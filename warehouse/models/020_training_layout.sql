@@ -3,7 +3,7 @@
 -- policy (full_recompute) and data-parallel sharding (fsdp: FSDP/ZeRO-3, else ZeRO-1), with
 -- per-step compute, memory and communication time. A step is one global batch of sequences; a
 -- micro-batch is one sequence. Numbers only, keyed by job_id: training_option ranks these rows
--- (about two million at the 10M-estimate bench) and topology_training names them.
+-- (millions at scale, docs/scale.md) and topology_training names them.
 --
 -- The global batch: a job with MLPerf reference convergence points (`convergence`) may grow
 -- its batch with data parallelism, as submitters do (LoRA: 8 sequences on one node, 128 on
@@ -27,7 +27,7 @@ with layouts as (
       and o.n % (tp.tp * cp.cp * pp.pp) = 0
 ),
 -- held, so the timing below runs on every core: a pipeline that starts from the small catalog
--- tables runs on one (10M-estimate bench: training_option 2.6-2.8 s -> 2.0-2.4 s in a rebuild)
+-- tables runs on one (docs/scale.md)
 batched as materialized (
     select
         job_id, n, tp, cp, pp, vp, dp,

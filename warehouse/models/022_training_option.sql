@@ -2,12 +2,11 @@
 -- the layout that finishes the job first, or, when none fits, the one needing the least
 -- memory, to say why. Equal times go to the plainest layout: selective recompute before full
 -- and ZeRO-1 before FSDP (they only buy memory), then the least parallelism: the smallest tp,
--- no context parallelism, the fewest pipeline stages, no interleaving. Ranked on numbers:
--- the 10M-estimate bench ranks about two million training layouts here, so the ranking reads
--- training_layout (the job by its number, the policies as booleans, only what varies with the
--- layout carried through the ranking), and the ~30,000 winners alone are given their job's
--- names, their policies' names and their bottleneck. Grouping and joining by three names per
--- layout, as topology_training reads, took 1.2 s of the bench's recompute; by number 0.6 s.
+-- no context parallelism, the fewest pipeline stages, no interleaving. Ranked on numbers,
+-- because grouping and joining millions of layouts by names is slower (docs/scale.md): the
+-- ranking reads training_layout (the job by its number, the policies as booleans, only what
+-- varies with the layout carried through the ranking), and the winners alone are given their
+-- job's names, their policies' names and their bottleneck.
 create or replace table training_option as
 with ranked as (
     select

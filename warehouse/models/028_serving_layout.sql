@@ -170,7 +170,7 @@ deployed as (
 -- A decode step, op by op, per sequence this GPU serves (b_gpu; modeling notes §2): each op's
 -- time is linear in the batch, so serving_batch multiplies these by b_gpu (and adds the fixed
 -- latencies) instead of deriving every op from the layout again for each of its ~20 batches
--- (the grid's arithmetic: 0.56 -> 0.29 s at the 10M-estimate bench). The experts a step
+-- (docs/scale.md). The experts a step
 -- touches are the exception: 1 - (1 - k/E)^tokens, per batch.
 select
     *,

@@ -4,12 +4,12 @@
 -- the documented efficiencies, beside the calibration factor serving_choice applies (a layout
 -- appears once per serving_factor row of its workload, platform and GPU count; without one,
 -- at factor 1). serving_choice then applies the factor and the latency limits. A view: each
--- serving pass times its own scope as it chooses, which costs less than storing ~1.2 million
--- wide rows at the 10M-estimate bench.
+-- serving pass times its own scope as it chooses, which costs less than storing millions of
+-- wide rows at scale (docs/scale.md).
 create or replace view serving_batch as
 with factored_layout as (
-    -- the factor joined per layout, before the batches multiply it: joined per batch it took
-    -- 0.1 s of the published pass at the 10M-estimate bench
+    -- the factor joined per layout, before the batches multiply it: joined per batch it costs
+    -- more (docs/scale.md)
     select l.*, coalesce(f.factor, 1.0) as factor, f.case_index, f.band_p90
     from serving_layout l
     left join serving_factor f

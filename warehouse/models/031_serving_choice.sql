@@ -37,7 +37,7 @@ per_layout as (
     -- largest that fits, or the smallest of those on a plateau (rates compared to 1e-6 tokens/s,
     -- below which they differ only by rounding); with none, the smallest, to say why. Only what
     -- depends on the batch is carried (serving_layout has the rest): arg_min copies its value
-    -- at every better batch, over ~1.5 million rows at the 10M-estimate bench
+    -- at every better batch, over every batch of every layout (docs/scale.md)
     select
         workload_id, platform_id, dtype, family, tp, pp, ep, disagg, case_index, band_p90,
         arg_min(struct_pack(b, b_gpu, compute_eff, t_compute_s, t_memory_s, t_comm_s, t_step_s, tpot_s, ttft_s,

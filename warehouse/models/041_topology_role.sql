@@ -13,8 +13,8 @@
 --                 whatif` prices each part.
 -- Targets that do not fit one GPU run tensor-parallel (tp, within the scale-up domain); the
 -- target GPUs then come in whole groups of tp.
--- A view, not a table: every platform pair is a large grid (96 platforms in `gpucalc bench`
--- make millions of pairs) that only `whatif` asks about, one pair at a time; the nightly reads
+-- A view, not a table: every platform pair is a large grid (millions of pairs at scale,
+-- docs/scale.md) that only `whatif` asks about, one pair at a time; the nightly reads
 -- the split and shared rows (topology_candidate), and DuckDB prunes the pair branch for it.
 create or replace view topology_role as
 with counted as (

@@ -4,7 +4,7 @@
 -- instances they take and the time factor (estimate_pair), so within a group the quote cheaper
 -- per instance-hour is the cheaper one for every topology: the group's row is its cheapest
 -- (ties: quote_id order, as in estimate_best), with `quotes`, how many it stands for.
--- estimate_best ranks these rows instead of every quote (~26x fewer pairs at 10^7 rows).
+-- estimate_best ranks these rows instead of every quote, far fewer pairs (docs/scale.md).
 create or replace table price_group as
 select unnest(arg_min(q, (q.usd_per_instance_hour, q.quote_id))), count(*) as quotes
 from price_option q

@@ -14,8 +14,7 @@
 -- full rows as a view, like `estimate`. The marts read from it only the columns they rank on
 -- (the view computes no other) and build whole rows for the pairs they keep; the night's
 -- snapshot, which keeps every row, builds them once. Storing the full rows, even as a
--- temporary table for the rebuild, cost ~0.3 s at the 10M-estimate bench (120,000 rows of 47
--- columns: each string cell ~0.1 us to append, whatever its length).
+-- temporary table for the rebuild, costs more, since storing costs per cell (docs/scale.md).
 create or replace table estimate_best_pair as
 select unnest(arg_min(struct_pack(p.topology_id, p.quote_id, p.instances, p.time_factor, p.usd_total),
                       (p.usd_total, p.quote_id))),

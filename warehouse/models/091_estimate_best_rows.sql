@@ -1,8 +1,8 @@
 -- estimate_best_rows(kept): the estimate_best rows of the pairs named in the table `kept`
 -- (its topology_id and quote_id). A mart ranks on the few columns of estimate_best it compares
 -- (the view computes no other) and builds whole rows for its winners only: building them for
--- the 120,000 best options of the 10M-estimate bench, or holding them for the rebuild, costs
--- more than every mart's ranking together.
+-- every best option, or holding them for the rebuild, costs more than every mart's ranking
+-- together (docs/scale.md).
 create or replace macro estimate_best_rows(kept) as table
 with kept_pair as (
     select b.*

@@ -3,8 +3,7 @@
 -- costs less, i.e. two running minima of cost over the options in order of time (one sort per
 -- workload and basis, not a comparison of pairs). The sort carries only what it compares and
 -- the option's pair ids; whole rows are built for the frontier alone (estimate_best_rows): a
--- window holds every column it is given (120,000 rows of 47 at the 10M-estimate bench: 0.24 s,
--- against 0.1 s this way).
+-- window holds every column it is given (docs/scale.md).
 create or replace table pareto as
 with ranked as (
     -- costs and times as the marts compare them (rank_figure): equal to 9 significant digits is equal

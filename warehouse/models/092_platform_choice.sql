@@ -7,7 +7,7 @@
 create or replace table platform_choice as
 with options as (
     -- ranked on the columns the choice reads, and whole rows built for the winners' pairs
-    -- after (0.24 -> 0.09 s at the 10M-estimate bench); the purpose is looked up per row,
+    -- after (docs/scale.md); the purpose is looked up per row,
     -- because a join would hash this night's options, which the planner sees as empty, not
     -- the workloads
     select topology_id, quote_id, workload_id, platform_id, pricing, n_gpus, cluster_unknown, usd_total,

@@ -5,10 +5,9 @@
 -- estimates too, but must neither rewrite nor pose as what a night published.
 --
 -- Whether to keep one, and the run's date and id, are settled here once, as session variables
--- the snapshot files read as constants. As scalar subqueries they were planned as a cross
--- product with every row, and the planner, which sees a table written earlier in the rebuild's
--- transaction as empty, held the wide side of it: 0.15-0.3 s of `night_option` alone at the
--- 10M-estimate bench.
+-- the snapshot files read as constants: scalar subqueries are planned as a cross product with
+-- every row, and the planner, which sees a table written earlier in the rebuild's transaction
+-- as empty, holds the wide side of it (docs/scale.md).
 set variable night_snapshot_wanted = (
     select count(*) > 0
     from run_log r

@@ -3,10 +3,9 @@
 -- zone, instance type and source, so two runs on the same data keep the same row), as the
 -- pair of its topology (night_topology) and its quote (night_quote) and what the pair costs.
 --
--- A night's options are stored as these three tables rather than as whole rows: at the
--- 10M-estimate bench a night's 119,760 options stand on 56,568 topologies and 161 quotes, so
--- the same rows take half the cells, and storing cells is most of what the snapshot costs
--- (0.5 -> 0.2 s, docs/scale.md).
+-- A night's options are stored as these three tables rather than as whole rows: they stand on
+-- far fewer topologies and quotes, so the same rows take fewer cells, and storing cells is most
+-- of what the snapshot costs (docs/scale.md).
 create table if not exists night_option_pair (
     run_date date,
     topology_id bigint,        -- night_topology's row of the same run_date

@@ -47,7 +47,7 @@ select
     t.calibration_factor, t.error_p50, t.error_p90, t.demand_tokens_per_s, t.deployments, t.fleet_gpus,
     t.fleet_utilization,
     -- looked up per row rather than joined: the planner would hash the night's topologies, not
-    -- the workloads (0.12 s at the 10M-estimate bench)
+    -- the workloads (docs/scale.md)
     workload_purpose((select w.purpose from workload w where w.workload_id = t.workload_id)) as purpose
 from topology_estimate t
 where night_snapshot_wanted()
