@@ -111,8 +111,8 @@ def sql(
     """
     import duckdb
 
-    from warehouse import db
     from warehouse.location import BadWarehouse
+    from warehouse.reader import connect_reader
 
     if fmt not in ("table", *ROW_WRITERS):
         raise typer.BadParameter(f"{fmt!r}: use table, csv or jsonl", param_hint="--format")
@@ -121,7 +121,7 @@ def sql(
         typer.echo(problem, err=True)
         raise typer.Exit(EXIT["usage"])
     try:
-        con = db.connect_reader(warehouse_location(data_dir, warehouse), as_of=parse_date(as_of))
+        con = connect_reader(warehouse_location(data_dir, warehouse), as_of=parse_date(as_of))
     except (FileNotFoundError, BadWarehouse) as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(EXIT["usage"]) from exc

@@ -105,13 +105,14 @@ def _reader_or_bundled(data_dir, warehouse):
     the last, its inputs with the catalog you have, recomputed in memory."""
     from warehouse import db, decide, settings
     from warehouse.baseline import catalog_changed
+    from warehouse.reader import connect_reader
     from warehouse.scratch import today
 
     location = warehouse_location(data_dir, warehouse)
     if not db.warehouse_exists(location):
         typer.echo("no warehouse yet (gpucalc run --offline builds one): answering from the bundled data", err=True)
     else:
-        con = db.connect_reader(location)
+        con = connect_reader(location)
         yours = settings.catalog_dir(settings.data_dir(data_dir))
         try:
             if not catalog_changed(con, yours):

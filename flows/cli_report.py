@@ -57,8 +57,8 @@ def export(
     from reports.export import FORMATS
     from reports.export import export as export_tables
     from warehouse import settings
-    from warehouse.db import connect_reader
     from warehouse.protected_paths import kept_state_reason
+    from warehouse.reader import connect_reader
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")

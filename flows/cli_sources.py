@@ -129,12 +129,13 @@ def _overview(location: str, today: date) -> tuple[dict[str, dict], str]:
     from warehouse import db
     from warehouse.location import BadWarehouse, UnreadableWarehouse, parse
     from warehouse.observations import source_overview
+    from warehouse.reader import connect_reader
 
     shown = parse(location).shown
     if not db.warehouse_exists(location):
         return {}, f"no warehouse at {shown} yet: `gpucalc run` or `gpucalc ingest` creates it"
     try:
-        con = db.connect_reader(location)
+        con = connect_reader(location)
     except UnreadableWarehouse as exc:  # damaged, or held by another program: the sources are still worth listing
         return {}, f"{exc}; showing sources only"
     except (duckdb.Error, BadWarehouse) as exc:  # an unreachable lake catalog, say

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date
 from importlib import resources
 from pathlib import Path
 
@@ -174,16 +173,6 @@ def warehouse_exists(location: str) -> bool:
     if where.catalog_file is not None:
         return where.catalog_file.exists()
     return where.kind in (DUCKLAKE, MOTHERDUCK)
-
-
-def connect_reader(location: str, as_of: date | None = None):
-    """A connection that can read the warehouse and nothing else (`gpucalc sql`, reports).
-
-    `as_of` reads the warehouse as the last write of that UTC day left it (DuckLake only).
-    """
-    from warehouse.reader import connect_reader as _connect_reader
-
-    return _connect_reader(location, as_of)
 
 
 # A write session on a lake is one transaction from the schema to the run log: loads and

@@ -30,6 +30,7 @@ from datetime import date
 import duckdb
 
 from warehouse import lake, motherduck, settings
+from warehouse.db import NoWarehouse, open_file, warehouse_exists
 from warehouse.location import DUCKLAKE, MOTHERDUCK, BadWarehouse, parse
 
 LOCKED = {
@@ -70,9 +71,8 @@ NOT_ALLOWED = ("is not allowed: a reader calls only DuckDB's read-only functions
 
 
 def connect_reader(location: str, as_of: date | None = None):
-    """A read-only connection to the warehouse as it is now, or as the last write of `as_of` left it."""
-    from warehouse.db import NoWarehouse, open_file, warehouse_exists
-
+    """A read-only connection to the warehouse as it is now, or as the last write of `as_of` left it
+    (DuckLake only): what `gpucalc sql` and the reports read through."""
     where = parse(location)
     if not warehouse_exists(location):
         raise NoWarehouse(f"no warehouse at {where.uri}: run `gpucalc run` first")

@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse import db
+from warehouse.reader import connect_reader
 
 SCRATCH_RUN = "scratch"
 
@@ -50,7 +51,7 @@ def scratch_copy(warehouse: str | None, catalog_dir: Path | None = None) -> duck
 
     con = db.connect(":memory:")
     if warehouse and db.warehouse_exists(warehouse):
-        source = db.connect_reader(warehouse)
+        source = connect_reader(warehouse)
         try:
             copy_inputs(source, con)
             changed = catalog_dir is not None and catalog_changed(source, catalog_dir)

@@ -3,47 +3,16 @@ price every side on each price basis asked for, and compare each candidate with 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import date
 
 import duckdb
 
 from warehouse.whatif import SideResult, evaluate_side, platform_row, prepare
+from warehouse.whatif_answer import Answer, Comparison, CostComparison
 from warehouse.whatif_checks import check_measurement
 from warehouse.whatif_inputs import Price, SideSpec, WhatIfError, check_numbers, pricing_bases
 from warehouse.whatif_notes import assumptions, comparison_notes
 from warehouse.whatif_price import PricePoint, combine, given_point, market_point
-
-
-@dataclass
-class CostComparison:
-    basis: str  # the price basis both sides are priced on
-    ratio: float | None  # candidate cost / baseline cost
-    ratio_range: tuple[float, float] | None
-    cheaper: str  # "yes" | "no" | "uncertain" | "unknown (...)"
-
-
-@dataclass
-class Comparison:
-    candidate: SideResult
-    speedup: float  # baseline time / candidate time
-    speedup_range: tuple[float, float] | None  # None: the candidate's error is unvalidated
-    faster: str  # "yes" | "no" | "uncertain"
-    costs: dict[str, CostComparison] = field(default_factory=dict)  # per price basis
-    notes: list[str] = field(default_factory=list)
-    # the first basis asked for, for callers that read one (`costs` holds every basis)
-    cost_ratio: float | None = None
-    cost_ratio_range: tuple[float, float] | None = None
-    cheaper: str = ""
-
-
-@dataclass
-class Answer:
-    workload: dict
-    baseline: SideResult
-    comparisons: list[Comparison]
-    assumptions: list[str] = field(default_factory=list)
-    pricing: tuple[str, ...] = ("on_demand",)
 
 
 def _verdict(low: float, high: float, better_if_above: float = 1.0) -> str:

@@ -3,12 +3,8 @@ hardware it used, the role pipeline's constants, each side's throughput basis an
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from warehouse.whatif import SideResult
-
-if TYPE_CHECKING:
-    from warehouse.whatif_compare import Comparison
+from warehouse.whatif_answer import Comparison
 
 
 def comparison_notes(base: SideResult, cand: SideResult) -> list[str]:

@@ -23,7 +23,7 @@ import pytest
 
 from tests.conftest import OFFLINE_DAY, prefect_starting
 from tests.flows.cli_helpers import gpucalc
-from warehouse import db
+from warehouse.reader import connect_reader
 
 KINDS = ["file", "ducklake-sqlite", "ducklake-postgres"]
 GPUCALC = str(Path(sys.executable).parent / "gpucalc")
@@ -69,7 +69,7 @@ def night(request, tmp_path_factory) -> Night:
 
 
 def counts(warehouse: str) -> dict[str, int]:
-    con = db.connect_reader(warehouse)
+    con = connect_reader(warehouse)
     try:
         return {t: con.execute(f"select count(*) from {t}").fetchone()[0] for t in TABLES}
     finally:
@@ -77,7 +77,7 @@ def counts(warehouse: str) -> dict[str, int]:
 
 
 def one(warehouse: str, sql: str):
-    con = db.connect_reader(warehouse)
+    con = connect_reader(warehouse)
     try:
         return con.execute(sql).fetchall()
     finally:
@@ -146,7 +146,7 @@ def test_sql_reads_the_warehouse_and_nothing_else_on_every_backend(night, tmp_pa
     # through the command, as a person would (the first probe), then the rest through the same door
     result = gpucalc("sql", statements[0], *night.args())
     assert result.exit_code == 2 and result.output.startswith("SQL error:"), result.output
-    con = db.connect_reader(night.warehouse)
+    con = connect_reader(night.warehouse)
     try:
         for statement in statements[1:]:
             with pytest.raises(duckdb.Error):
@@ -165,8 +165,8 @@ def files(data: Path) -> list[Path]:
 
 READER = """
 import sys
-from warehouse import db
-con = db.connect_reader(sys.argv[1])
+from warehouse.reader import connect_reader
+con = connect_reader(sys.argv[1])
 count = lambda: con.execute("select count(*) from run_log").fetchone()[0]
 print(count(), flush=True)
 sys.stdin.readline()  # hold the warehouse open until the writers are done

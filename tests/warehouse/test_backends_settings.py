@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from flows.cli import app
 from warehouse import db, lake, motherduck, settings
 from warehouse.location import BadWarehouse, parse
+from warehouse.reader import connect_reader
 
 
 def test_one_setting_names_every_kind_of_warehouse(tmp_path, monkeypatch):
@@ -99,7 +100,7 @@ def test_as_of_reads_the_lake_as_the_last_write_of_that_day_left_it(tmp_path):
             catalog.execute("update ducklake_snapshot set snapshot_time = ? where snapshot_id = ?", [stamp, snapshot])
 
     def rows(as_of):
-        reader = db.connect_reader(uri, as_of)
+        reader = connect_reader(uri, as_of)
         try:
             return [r[0] for r in reader.execute("select x from t order by x").fetchall()]
         finally:
@@ -111,7 +112,7 @@ def test_as_of_reads_the_lake_as_the_last_write_of_that_day_left_it(tmp_path):
     with pytest.raises(BadWarehouse, match="no snapshot on or before 2026-11-26; its history starts 2026-11-27"):
         rows(date(2026, 11, 26))
     with pytest.raises(BadWarehouse, match="--as-of needs a DuckLake warehouse"):
-        db.connect_reader(str(Path(tmp_path / "cat.sqlite")), date(2026, 11, 27))
+        connect_reader(str(Path(tmp_path / "cat.sqlite")), date(2026, 11, 27))
 
 
 def test_a_writer_on_another_machine_holds_the_postgres_turn_so_this_one_waits_then_refuses(postgres_server, tmp_path):
@@ -190,6 +191,7 @@ def test_writers_run_under_a_memory_limit_you_can_set(monkeypatch):
 
 def test_every_connection_takes_the_threads_you_set(tmp_path, monkeypatch):
     from warehouse import db
+    from warehouse.reader import connect_reader
 
     path = str(tmp_path / "w.duckdb")
     monkeypatch.setenv("GPUCALC_THREADS", "3")
@@ -198,7 +200,7 @@ def test_every_connection_takes_the_threads_you_set(tmp_path, monkeypatch):
         assert writer.execute("select current_setting('threads')").fetchone()[0] == 3
     finally:
         writer.close()
-    reader = db.connect_reader(path)
+    reader = connect_reader(path)
     try:
         assert reader.execute("select current_setting('threads')").fetchone()[0] == 3
     finally:

@@ -14,8 +14,9 @@ import duckdb
 import pytest
 
 from tests.flows.cli_helpers import gpucalc
-from warehouse import db, lake
+from warehouse import lake
 from warehouse.location import parse
+from warehouse.reader import connect_reader
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,7 @@ def small_lake(tmp_path_factory) -> Path:
         con.execute("create macro quotes_up_to(n) as table select * from price_quote where quote_id <= n")
     finally:
         con.close()
-    db.connect_reader(_uri(folder)).close()  # SQLite's own side files exist before the probes
+    connect_reader(_uri(folder)).close()  # SQLite's own side files exist before the probes
     return folder
 
 
@@ -70,7 +71,7 @@ def test_a_lake_reader_refuses_every_call_that_is_not_on_the_list_and_writes_not
     assert result.exit_code == 2, result.output
     assert result.output == ("SQL error: merge_adjacent_files is not allowed: a reader calls "
                              "only DuckDB's read-only functions, DuckLake's history and the warehouse's own macros\n")
-    reader = db.connect_reader(_uri(small_lake))
+    reader = connect_reader(_uri(small_lake))
     try:
         for query in WRITERS[1:]:
             with pytest.raises(duckdb.PermissionException, match="is not allowed: a reader calls only"):
@@ -81,7 +82,7 @@ def test_a_lake_reader_refuses_every_call_that_is_not_on_the_list_and_writes_not
 
 
 def test_a_lake_reader_reads_its_history_its_macros_and_pivots(small_lake):
-    reader = db.connect_reader(_uri(small_lake))
+    reader = connect_reader(_uri(small_lake))
     try:
         def rows(query: str) -> list[tuple]:
             return reader.execute(query).fetchall()
