@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from sources._aws_pricelist_types import FRACTIONAL
+from sources.aws_pricelist.families import FRACTIONAL
 from sources.base import Parsed, Payload, SourceError, SourceSpec, file_only, file_ref
 from sources.contracts import PRICE_QUOTE
 from sources.records import Rejects, json_items

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from sources._skypilot_rows import PRICE_COLUMNS, SOURCE, Table, count, gpu_memory, price
 from sources.base import SourceError
 from sources.records import Rejects
 from sources.rows import Frame, RowProblem, finite, price_row
+from sources.skypilot.rows import PRICE_COLUMNS, SOURCE, Table, count, gpu_memory, price
 
 # Host machine type -> (accelerator as SkyPilot names it, GPUs per VM). From SkyPilot's
 # gcp_catalog._ACC_INSTANCE_TYPE_DICTS (price_sources.md §2) and GCP's accelerator-optimized

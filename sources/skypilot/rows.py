@@ -1,6 +1,6 @@
 """Reading one SkyPilot `vms.csv` payload: columns by name, numbers with named rejects.
 
-Shared by `sources.skypilot` (every cloud) and `sources._skypilot_gcp` (host + GPU rows).
+Shared by `sources.skypilot` (every cloud) and `sources.skypilot.gcp` (host + GPU rows).
 Column order differs per cloud and some clouds add columns (price_sources.md §2), so
 nothing here depends on a position. Rows are streamed, never held as a list of dicts: a
 catalog at the size limit parses in bounded memory.

@@ -3,7 +3,7 @@
 Format and examples: docs/quotes_and_runs.md. Each row is one instance type with its price
 in exactly one form: usd_per_instance_hour | usd_per_gpu_hour | relative_to + multiplier
 (a per-GPU multiple of another quote in the same file) | ownership fields (pricing
-"owned"; formula in sources/_quotes_file_price.py). File-only: `fetch` refuses.
+"owned"; formula in sources/quotes_file/price.py). File-only: `fetch` refuses.
 
 Records are read by sources.records (one bad row is one reject). Direct prices go straight into
 the frame; only relative quotes wait until every row is read, since their target may come later.
@@ -16,10 +16,10 @@ from datetime import date
 
 import polars as pl
 
-from sources import _quotes_file_price as price
 from sources import records
 from sources.base import Parsed, Payload, SourceSpec, file_only, file_ref
 from sources.contracts import PRICE_QUOTE, PRICING_MODELS
+from sources.quotes_file import price
 from sources.rows import Frame, RowProblem, day, gpu_count, number, price_row, shown, text, usd_per_hour
 
 NAME = "quotes_file"

@@ -12,7 +12,7 @@ import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from sources._aws_pricelist_types import GPU_LINE, SOURCE, keep
+from sources.aws_pricelist.families import GPU_LINE, SOURCE, keep
 from sources.base import SourceError
 from sources.records import Rejects, csv_rows
 

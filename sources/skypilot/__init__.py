@@ -5,7 +5,7 @@ Prices are USD per instance-hour; AcceleratorCount is a float and may be fractio
 same `parse` ingests a user's file when `Payload.provider` names the cloud.
 
 Besides the price, each row says what the catalog knows about the GPU: gpu_memory_gb from
-GpuInfo (unit rules in `_skypilot_rows.gpu_memory`), price_statistic "median" for Vast's
+GpuInfo (unit rules in `skypilot/rows.py`, gpu_memory), price_statistic "median" for Vast's
 bucket medians (its SpotPrice, the largest min_bid, is an auction_floor), and for Shadeform
 the cloud that runs the machine, from the instance type's prefix ("crusoe_A100-80G-sxm4x8").
 Rows stream from the text; one bad row or price is one reject.
@@ -23,13 +23,13 @@ from pathlib import Path
 
 import requests
 
-from sources import _skypilot_gcp
-from sources._skypilot_rows import PRICE_COLUMNS, SOURCE, Table, count, gpu_memory, price, read_table
 from sources.base import Parsed, Payload, SourceError, SourceSpec
 from sources.contracts import PRICE_QUOTE
 from sources.http import failures_in_short, get_bytes
 from sources.records import Rejects, first_of_each
 from sources.rows import Frame, RowProblem, price_row
+from sources.skypilot import gcp
+from sources.skypilot.rows import PRICE_COLUMNS, SOURCE, Table, count, gpu_memory, price, read_table
 
 NAME = SOURCE
 # The largest catalog (aws, 2025) is 3.7 MB; a limit with 8x head-room keeps memory bounded.
@@ -161,7 +161,7 @@ def parse(payload: Payload, observed_at: date) -> Parsed:
     frame = Frame(PRICE_QUOTE, NAME)
     if provider == "gcp":
         _refuse_accelerator_only(table)
-        _skypilot_gcp.compose(table, ref, observed_at, frame, rejects)
+        gcp.compose(table, ref, observed_at, frame, rejects)
     for row_no, row in table.rows(rejects if provider != "gcp" else None):  # gcp's were reported
         if not row["AcceleratorName"] or row["AcceleratorName"].lower().startswith("tpu"):
             continue  # CPU-only (or TPU) instance, or a GCP host row (compose() priced it)

@@ -2,7 +2,7 @@
 
 `GET https://prices.azure.com/api/retail/prices` with an OData `$filter`; pages of 100 items
 linked by `NextPageLink` (price_sources.md §1.1). Every page is kept as its own payload.
-Prices are per VM-hour; GPU model and count come from the SKU name (`_azure_retail_skus`), and
+Prices are per VM-hour; GPU model and count come from the SKU name (`sources/azure_retail/skus.py`), and
 gpu_memory_gb from the "80GB" that name or the product name states (nothing otherwise).
 """
 
@@ -15,7 +15,7 @@ from urllib.parse import quote, urlsplit
 
 import requests
 
-from sources._azure_retail_skus import LOOKS_LIKE_GPU, gpu_for
+from sources.azure_retail.skus import LOOKS_LIKE_GPU, gpu_for
 from sources.base import Parsed, Payload, SourceError, SourceSpec
 from sources.contracts import PRICE_QUOTE
 from sources.http import get_bytes

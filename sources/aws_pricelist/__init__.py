@@ -21,8 +21,8 @@ from datetime import date
 
 import requests
 
-from sources._aws_pricelist_csv import filter_lines, read_offer
-from sources._aws_pricelist_types import SOURCE, gpu_for, keep
+from sources.aws_pricelist.families import SOURCE, gpu_for, keep
+from sources.aws_pricelist.offer_file import filter_lines, read_offer
 from sources.base import Parsed, Payload, SourceError, SourceSpec
 from sources.contracts import PRICE_QUOTE
 from sources.http import TIMEOUT_S, describe_failure, failures_in_short
