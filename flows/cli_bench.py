@@ -46,7 +46,7 @@ def bench(
     import json
 
     from warehouse.bench import format_figures, run_benches
-    from warehouse.bench_compare import format_side_by_side, parse_backends
+    from warehouse.bench.compare import format_side_by_side, parse_backends
 
     if estimates < 1:
         raise typer.BadParameter("--estimates must be at least 1")

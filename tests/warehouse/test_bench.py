@@ -59,7 +59,7 @@ def test_the_recompute_the_bench_times_checkpoints_as_a_night_does(tmp_path, mon
     was left out of the bench's figure. A commit over a low checkpoint threshold must leave
     no WAL behind."""
     from warehouse import bench
-    from warehouse.bench_scale import load_base
+    from warehouse.bench.scale import load_base
 
     monkeypatch.setenv("GPUCALC_CACHE_DIR", "off")
     path = tmp_path / "w.duckdb"

@@ -2,7 +2,7 @@
 
 Copies of workloads, platforms and quote sets keep everything that decides feasibility, so
 a first rebuild of the unscaled warehouse predicts the scaled row count exactly (see the
-docstring of warehouse/bench.py).
+docstring of warehouse/bench/__init__.py).
 """
 
 from __future__ import annotations

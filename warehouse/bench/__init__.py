@@ -47,8 +47,8 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.bench_compare import BACKENDS, copy_inputs, lake_location, storage_mb
-from warehouse.bench_scale import BENCH_DATE, Plan, load_base, plan_scale, scale
+from warehouse.bench.compare import BACKENDS, copy_inputs, lake_location, storage_mb
+from warehouse.bench.scale import BENCH_DATE, Plan, load_base, plan_scale, scale
 
 
 def run_bench(
@@ -66,7 +66,7 @@ def run_bench(
     """Build a warehouse of about `estimates` estimate rows, recompute it, return the figures.
 
     `database` is "file" (a DuckDB file, like the nightly warehouse), "memory", or a DuckLake:
-    "ducklake-sqlite" / "ducklake-duckdb" (warehouse/bench_compare.py: built as a file, copied
+    "ducklake-sqlite" / "ducklake-duckdb" (warehouse/bench/compare.py: built as a file, copied
     into the lake untimed, recomputed on the lake).
     `threads` / `memory_limit` (DuckDB syntax, e.g. "3GB") and any other DuckDB `settings`
     are applied before anything runs; None keeps DuckDB's defaults, as the nightly run does.
