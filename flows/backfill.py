@@ -27,10 +27,10 @@ from flows.writer import SourceLoad, Unusable, new_run_id, parse_kept, write_run
 from sources import raw_store, skypilot
 from sources.base import Payload, SourceError
 from sources.registry import LIVE_NAMES, all_specs, check_provider, ingest_name, parse_one, resolve, spec_for
-from warehouse import settings
-from warehouse.load import RunContext
-from warehouse.location import parse
-from warehouse.write_session import JOURNAL_DIR, Holder
+from warehouse.loading.load import RunContext
+from warehouse.store import settings
+from warehouse.store.location import parse
+from warehouse.store.write_session import JOURNAL_DIR, Holder
 
 # Sources whose files name the provider they describe, and how to tell one saved from another
 # provider: (local file, payload) -> why it is not `payload.provider`'s, or None.

@@ -31,7 +31,7 @@ def run(
     or every live source failed), 4 refused (another run held the warehouse too long).
     """
     from sources.registry import UnknownSource, pick_live
-    from warehouse.write_session import WarehouseBusy
+    from warehouse.store.write_session import WarehouseBusy
 
     picked = [s.strip() for s in sources.split(",") if s.strip()] if sources else None
     if picked and offline:
@@ -75,7 +75,7 @@ def run(
 def _as_flow_parameter(location: str) -> str | None:
     """The location to pass the flow, or None where it holds a secret: Prefect stores a flow's
     parameters in its database, so such a location reaches the flow through GPUCALC_WAREHOUSE."""
-    from warehouse.location import redact
+    from warehouse.store.location import redact
 
     if redact(location) == location:
         return location
@@ -111,8 +111,8 @@ def sql(
     """
     import duckdb
 
-    from warehouse.location import BadWarehouse
-    from warehouse.reader import connect_reader
+    from warehouse.store.location import BadWarehouse
+    from warehouse.store.reader import connect_reader
 
     if fmt not in ("table", *ROW_WRITERS):
         raise typer.BadParameter(f"{fmt!r}: use table, csv or jsonl", param_hint="--format")
@@ -156,7 +156,7 @@ def sql(
 
 def _sql_usage_problem(query: str, timeout: float, max_rows: int) -> str | None:
     """What is wrong with `sql`'s arguments, in one sentence, or None."""
-    from warehouse.reader import statements_written
+    from warehouse.store.reader import statements_written
 
     if not 0 < timeout < float("inf"):  # 0 or less would stop every query at once, nan never
         return f"--timeout must be a finite number of seconds above zero, got {timeout:g}"

@@ -30,7 +30,7 @@ class _App(typer.Typer):
             @functools.wraps(function)
             def guarded(*call_args, **call_kwargs):
                 from flows.console import disk_full
-                from warehouse.location import BadWarehouse, UnreadableWarehouse
+                from warehouse.store.location import BadWarehouse, UnreadableWarehouse
 
                 try:
                     return function(*call_args, **call_kwargs)
@@ -135,8 +135,8 @@ def private_copy(data_dir: str | None, warehouse: str | None = None):
     """An in-memory copy of the warehouse's inputs, with your <data-dir>/catalog/ rows on top as
     they are now, for answers that change inputs; what of your catalog it could not take is said
     on stderr."""
-    from warehouse import settings
-    from warehouse.scratch import catalog_notes, scratch_copy
+    from warehouse.questions.scratch import catalog_notes, scratch_copy
+    from warehouse.store import settings
 
     con = scratch_copy(warehouse_location(data_dir, warehouse), settings.catalog_dir(settings.data_dir(data_dir)))
     for note in catalog_notes(con):
@@ -146,8 +146,8 @@ def private_copy(data_dir: str | None, warehouse: str | None = None):
 
 def warehouse_location(data_dir: str | None, warehouse: str | None = None) -> str:
     """The warehouse a command opens; a setting gpucalc cannot use is a usage error, one sentence."""
-    from warehouse import settings
-    from warehouse.location import BadWarehouse, remember_secrets
+    from warehouse.store import settings
+    from warehouse.store.location import BadWarehouse, remember_secrets
 
     directory = settings.data_dir(data_dir)
     _a_folder(str(directory))  # GPUCALC_DATA_DIR too

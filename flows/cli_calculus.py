@@ -73,9 +73,9 @@ def whatif(
     import json
 
     from reports.whatif_text import render
-    from warehouse.scratch import today
-    from warehouse.whatif_compare import answer
-    from warehouse.whatif_inputs import (
+    from warehouse.questions.scratch import today
+    from warehouse.questions.whatif_compare import answer
+    from warehouse.questions.whatif_inputs import (
         Price,
         SideSpec,
         WhatIfError,
@@ -131,8 +131,8 @@ def predict(
     """Predict benchmark results for every row of a CSV; rows it cannot model say why."""
     import polars as pl
 
-    from warehouse.predict import predict as run_predict
-    from warehouse.scratch import today
+    from warehouse.questions.predict import predict as run_predict
+    from warehouse.questions.scratch import today
 
     if not cases.is_file():
         _refuse(f"{cases} is not a file" if cases.exists() else f"no file at {cases}", "usage")
@@ -150,9 +150,9 @@ def predict(
 
 def _unwritable_out(out: Path, cases: Path, data_dir: str | None, warehouse: str | None) -> str | None:
     """Why predict must not write `out`, in one sentence, or None: it may hold only predictions."""
-    from warehouse import settings
-    from warehouse.predict import written_by_predict
-    from warehouse.protected_paths import kept_state_reason
+    from warehouse.questions.predict import written_by_predict
+    from warehouse.store import settings
+    from warehouse.store.protected_paths import kept_state_reason
 
     if not out.parent.is_dir():
         return f"no folder {out.parent} to write {out.name} into"
@@ -177,8 +177,8 @@ def _refuse(message: str, status: str) -> None:
 def backtest(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
     """Leave-one-accelerator-out over the benchmark results: error per workload kind and GPU."""
     from reports.backtest_text import render
-    from warehouse.rebuild import rebuild_estimates
-    from warehouse.scratch import today
+    from warehouse.build.rebuild import rebuild_estimates
+    from warehouse.questions.scratch import today
 
     con = private_copy(data_dir, warehouse)
     rebuild_estimates(con, "backtest", today())

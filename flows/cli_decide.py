@@ -36,7 +36,7 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print the choices as JSON,
 
 def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
     from reports.decision_text import render
-    from warehouse import decide
+    from warehouse.questions import decide
 
     named = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
     rows = decide.choices(con, workload_id, decide.bases(pricing), named)
@@ -51,7 +51,7 @@ def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json:
 
 def _private_copy(data_dir, warehouse, ownership: dict[str, float]):
     """A private copy of the warehouse's inputs with the user's ownership terms applied."""
-    from warehouse import decide
+    from warehouse.questions import decide
 
     con = private_copy(data_dir, warehouse)
     decide.apply_assumptions(con, ownership, "your flag")
@@ -82,9 +82,9 @@ def compare(
 
     Reads the warehouse the nightly run built; ownership flags answer in a private copy.
     """
-    from warehouse import decide
-    from warehouse.scratch import today
-    from warehouse.whatif_inputs import WhatIfError, ownership_overrides
+    from warehouse.questions import decide
+    from warehouse.questions.scratch import today
+    from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides
 
     try:
         decide.bases(pricing)
@@ -103,10 +103,11 @@ def compare(
 def _reader_or_bundled(data_dir, warehouse):
     """The warehouse, read-only; before the first nightly run, or when your catalog changed since
     the last, its inputs with the catalog you have, recomputed in memory."""
-    from warehouse import db, decide, settings
-    from warehouse.baseline import catalog_changed
-    from warehouse.reader import connect_reader
-    from warehouse.scratch import today
+    from warehouse.loading.baseline import catalog_changed
+    from warehouse.questions import decide
+    from warehouse.questions.scratch import today
+    from warehouse.store import db, settings
+    from warehouse.store.reader import connect_reader
 
     location = warehouse_location(data_dir, warehouse)
     if not db.warehouse_exists(location):
@@ -163,9 +164,9 @@ def serve(
     Answered in a private copy of the warehouse: your job is not added to it. To keep a serving job in
     the nightly report, add it to <data-dir>/catalog/workload.csv (docs/your_own_model.md).
     """
-    from warehouse import decide
-    from warehouse.scratch import today
-    from warehouse.whatif_inputs import WhatIfError, ownership_overrides
+    from warehouse.questions import decide
+    from warehouse.questions.scratch import today
+    from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides
 
     try:
         decide.bases(pricing)

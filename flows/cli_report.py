@@ -26,7 +26,7 @@ def report(
     """
     from flows import console
     from reports.render import NoNight, write_report
-    from warehouse import settings
+    from warehouse.store import settings
 
     when = parse_date(day, not_after_today=False)
     try:
@@ -56,9 +56,9 @@ def export(
     from flows import console
     from reports.export import FORMATS
     from reports.export import export as export_tables
-    from warehouse import settings
-    from warehouse.protected_paths import kept_state_reason
-    from warehouse.reader import connect_reader
+    from warehouse.store import settings
+    from warehouse.store.protected_paths import kept_state_reason
+    from warehouse.store.reader import connect_reader
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")

@@ -86,7 +86,7 @@ def replay(
 def list_sources(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
     """List every source: kind, key, live or file-only, last fetch and load, staleness."""
     from sources.registry import ALIASES, all_specs
-    from warehouse.observations import STALE_AFTER_DAYS
+    from warehouse.loading.observations import STALE_AFTER_DAYS
 
     today = _today()
     seen, note = _overview(warehouse_location(data_dir, warehouse), today)
@@ -126,10 +126,10 @@ def _overview(location: str, today: date) -> tuple[dict[str, dict], str]:
     """Per-source facts from the warehouse, or nothing (and why) when it cannot be read."""
     import duckdb
 
-    from warehouse import db
-    from warehouse.location import BadWarehouse, UnreadableWarehouse, parse
-    from warehouse.observations import source_overview
-    from warehouse.reader import connect_reader
+    from warehouse.loading.observations import source_overview
+    from warehouse.store import db
+    from warehouse.store.location import BadWarehouse, UnreadableWarehouse, parse
+    from warehouse.store.reader import connect_reader
 
     shown = parse(location).shown
     if not db.warehouse_exists(location):
@@ -170,8 +170,8 @@ def _refused_if_busy(action):
     write, is one sentence, not a trace."""
     from flows.backfill import CannotWrite
     from flows.console import not_writable, progress, unwritable_folder
-    from warehouse.location import BadWarehouse
-    from warehouse.write_session import WarehouseBusy
+    from warehouse.store.location import BadWarehouse
+    from warehouse.store.write_session import WarehouseBusy
 
     try:
         with progress("parsing, loading and recomputing estimates"):  # a spinner on a terminal

@@ -63,7 +63,7 @@ def fail(error: BaseException, hint: str, verbose: bool, code: int = 1) -> NoRet
         from rich.traceback import Traceback
 
         Console(stderr=True).print(Traceback.from_exception(type(error), error, error.__traceback__))
-    from warehouse.location import redact
+    from warehouse.store.location import redact
 
     first = redact(disk_full(error) or (str(error).strip().splitlines() or [type(error).__name__])[0])
     typer.echo(f"error: {first}", err=True)

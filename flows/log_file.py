@@ -22,7 +22,7 @@ class RedactingFormatter(logging.Formatter):
     name the warehouse location or quote a driver's error that repeats it."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from warehouse.location import redact
+        from warehouse.store.location import redact
 
         return redact(super().format(record))
 

@@ -13,8 +13,8 @@ from flows.log_file import run_log_file
 from flows.tasks import FetchOutcome, fetch_source, publish_report, write_warehouse
 from flows.writer import new_run_id
 from sources.registry import pick_live
-from warehouse import settings
-from warehouse.location import parse
+from warehouse.store import settings
+from warehouse.store.location import parse
 
 
 @flow(name="gpucalc-nightly", log_prints=True)

@@ -118,7 +118,7 @@ def _answering(url: str, named_by: str) -> str:
 def _warm_up() -> None:
     """Import what the run needs while the server boots in its own process (two cores, one wait)."""
     # Not great-expectations, slow to import (docs/scale.md): a night whose batches were validated
-    # before never imports it (warehouse/cache.py), and importing it anyway slows the server's boot.
+    # before never imports it (warehouse/store/cache.py), and importing it anyway slows the server's boot.
     import polars  # noqa: F401
 
 

@@ -18,7 +18,7 @@ from flows.writer import SourceLoad, parse_kept, write_run
 from sources import http, raw_store
 from sources.base import MissingKey, SourceError
 from sources.registry import spec_for
-from warehouse.load import RunContext
+from warehouse.loading.load import RunContext
 
 log = logging.getLogger("gpucalc.fetch")
 

@@ -2,7 +2,7 @@
 
 Plain functions, no Prefect: the nightly flow calls `write_run` from its one writer task, and
 `gpucalc ingest` / `gpucalc replay` call it directly so they need no Prefect server. The
-write happens in a `warehouse.write_session` (one writer at a time; the live warehouse is
+write happens in a `warehouse.store.write_session` (one writer at a time; the live warehouse is
 replaced atomically, so readers never block it and a failed or killed run changes nothing).
 `ingest` and `replay` hand it a function that parses their kept payloads, called once the turn
 is held: what they load is then what raw/ holds when they write, whoever kept a payload before.
@@ -21,8 +21,9 @@ from sources.base import Parsed
 from sources.catalog import load_catalog_with_yours
 from sources.raw_store import Kept
 from sources.registry import parse_payloads, spec_for
-from warehouse import baseline, settings
-from warehouse.load import (
+from warehouse.build.rebuild import rebuild_estimates
+from warehouse.loading import baseline
+from warehouse.loading.load import (
     LoadResult,
     RunContext,
     load_benchmarks,
@@ -30,8 +31,7 @@ from warehouse.load import (
     record_source_failure,
     remove_providers,
 )
-from warehouse.location import UnreadableWarehouse
-from warehouse.observations import (
+from warehouse.loading.observations import (
     first_rejects,
     index_payloads,
     live_priced_providers,
@@ -39,10 +39,11 @@ from warehouse.observations import (
     prices_ranked,
     table_for,
 )
-from warehouse.rebuild import rebuild_estimates
-from warehouse.reference_load import load_reference
-from warehouse.run_log import as_of_date, finish_run, record_interrupted, record_source_status, start_run
-from warehouse.write_session import Holder, WarehouseBusy, Writer, journal_run, turn_taken, writing
+from warehouse.loading.reference_load import load_reference
+from warehouse.loading.run_log import as_of_date, finish_run, record_interrupted, record_source_status, start_run
+from warehouse.store import settings
+from warehouse.store.location import UnreadableWarehouse
+from warehouse.store.write_session import Holder, WarehouseBusy, Writer, journal_run, turn_taken, writing
 
 SHOW_REJECTS = 5  # rejected rows per source echoed on the console; the rest are in rejected_row
 log = logging.getLogger(__name__)

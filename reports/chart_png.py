@@ -5,7 +5,7 @@ fixed DPI, text without mathtext, no "Software" tag (Agg writes no date), and da
 to 9 significant digits, below DuckDB's last-bit noise. Drawing is slow (docs/scale.md), so
 each PNG carries the digest of its data, title and drawing code in a tEXt chunk, and a
 `ChartCache` over earlier builds (the folder being rebuilt, last night's), then gpucalc's
-cache of drawn charts (warehouse/cache.py), hand back a PNG whose digest matches instead of
+cache of drawn charts (warehouse/store/cache.py), hand back a PNG whose digest matches instead of
 drawing it again. Redrawn or reused, the bytes are the same.
 """
 
@@ -22,7 +22,7 @@ import matplotlib
 from matplotlib import style
 from matplotlib.figure import Figure
 
-from warehouse import cache as shared_cache
+from warehouse.store import cache as shared_cache
 
 DPI = 100
 STYLE = {"text.parse_math": False, "axes.titley": 1.0, "font.family": "DejaVu Sans", "font.size": 9, "axes.grid": True,
@@ -96,7 +96,7 @@ def make_chart(file: str, title: str, data: dict, draw: Callable[[], Figure], ca
     """Reuse an earlier PNG of exactly this chart, or draw it."""
     digest = hashlib.sha256(repr((_CODE, file, title, data)).encode()).hexdigest()
     reused = cache.get(file, digest) if cache else None
-    if reused is None:  # drawn before for another warehouse or a deleted folder (warehouse/cache.py)?
+    if reused is None:  # drawn before for another warehouse or a deleted folder (warehouse/store/cache.py)?
         kept = shared_cache.read("charts", digest)
         reused = kept if kept and png_text(kept).get(DIGEST_KEY) == digest else None
     if reused is not None:

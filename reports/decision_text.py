@@ -7,7 +7,7 @@ import textwrap
 import polars as pl
 
 from reports.headline import decision_text
-from warehouse.decide import rate_text
+from warehouse.questions.decide import rate_text
 
 
 def render(workload: dict, rows: pl.DataFrame, refused: list[tuple[str, int]] = ()) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 import mistune
 from mistune.plugins import import_plugin
 
-from warehouse import cache as shared_cache
+from warehouse.store import cache as shared_cache
 
 STYLE = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d1d1f;background:#fff}
@@ -118,7 +118,7 @@ def to_html(text: str) -> str:
 
 def to_html_reusing(name: str, text: str, folders: list[Path]) -> str:
     """`to_html(text)`, or the HTML an earlier build made from exactly this markdown by this code:
-    in `folders` (last night's report), else in the cache (warehouse/cache.py), where any
+    in `folders` (last night's report), else in the cache (warehouse/store/cache.py), where any
     warehouse's page with the same text left it. Rendering is a large share of a report's
     build (docs/scale.md)."""
     for folder in folders:

@@ -8,7 +8,7 @@ from reports.context import NightData
 from reports.headline import workload_headline
 from reports.markdown import code, escape, fmt_number, image, page_link, table
 from reports.night import Night
-from warehouse.observations import STALE_AFTER_DAYS
+from warehouse.loading.observations import STALE_AFTER_DAYS
 
 SOURCE_COLUMNS = {
     "source": ("source", None),

@@ -13,7 +13,7 @@ import polars as pl
 
 from reports.night import Night
 from sources.registry import live_sources as live_source_names
-from warehouse.observations import STALE_AFTER_DAYS
+from warehouse.loading.observations import STALE_AFTER_DAYS
 
 # The identity of an option, the tie-break of every ranking of options.
 OPTION_KEY = ["platform_id", "n_gpus", "pricing", "provider", "region", "zone", "instance_type"]
@@ -161,7 +161,7 @@ def live_sources(con, night: Night) -> pl.DataFrame:
     """Every live source as the night saw it: its status that night, last good load, staleness.
 
     Reads source_status (append-only) up to the night's finish, so later runs do not change it.
-    The staleness rule is warehouse.observations' (no good load in STALE_AFTER_DAYS days).
+    The staleness rule is warehouse.loading.observations' (no good load in STALE_AFTER_DAYS days).
     """
     frame = con.execute(
         """

@@ -118,7 +118,7 @@ def write_report(location: str, reports_dir: Path, run_date: date | None = None,
     A day without a snapshot raises NoNight, or with `allow_missing` (the nightly's own
     publish step) writes a one-page folder that says why.
     """
-    from warehouse.reader import connect_reader
+    from warehouse.store.reader import connect_reader
 
     con = connect_reader(location)
     try:

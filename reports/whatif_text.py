@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from reports.markdown import fmt_hours, fmt_usd
-from warehouse.whatif import SideResult
-from warehouse.whatif_answer import Answer, Comparison
+from warehouse.questions.whatif import SideResult
+from warehouse.questions.whatif_answer import Answer, Comparison
 
 STAGE_NAMES = {"producer_rate": "target forward", "transfer_rate": "hidden states", "consumer_rate": "drafter training"}
 

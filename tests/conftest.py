@@ -56,7 +56,7 @@ def pytest_configure(config):
     """One folder for the whole run, shared by the workers and the commands they start (they
     inherit the environment): the servers all workers use (tests/run_services.py) and one
     validation and chart cache, so the first test to load a batch or draw a chart pays for it
-    and the rest reuse it (warehouse/cache.py). No other run shares it."""
+    and the rest reuse it (warehouse/store/cache.py). No other run shares it."""
     if hasattr(config, "workerinput"):
         return
     config.gpucalc_run = Path(tempfile.mkdtemp(prefix="gpucalc-test-run-"))
@@ -85,7 +85,7 @@ def _prefect_events_stopped_after_each_test():
 
 @pytest.fixture
 def con():
-    from warehouse import db
+    from warehouse.store import db
 
     connection = db.connect(":memory:")
     yield connection
@@ -139,8 +139,8 @@ def offline_data(tmp_path_factory) -> Path:
 
 def _build_offline(data: Path) -> dict:
     from flows.writer import new_run_id, write_run
-    from warehouse import settings
-    from warehouse.load import RunContext
+    from warehouse.loading.load import RunContext
+    from warehouse.store import settings
 
     shutil.rmtree(data, ignore_errors=True)  # what a worker that failed here left
     data.mkdir()

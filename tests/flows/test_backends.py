@@ -23,7 +23,7 @@ import pytest
 
 from tests.conftest import OFFLINE_DAY, prefect_starting
 from tests.flows.cli_helpers import gpucalc
-from warehouse.reader import connect_reader
+from warehouse.store.reader import connect_reader
 
 KINDS = ["file", "ducklake-sqlite", "ducklake-postgres"]
 GPUCALC = str(Path(sys.executable).parent / "gpucalc")
@@ -61,7 +61,7 @@ def night(request, tmp_path_factory) -> Night:
         assert result["status"] == "success", result
     else:
         from flows.writer import new_run_id, write_run
-        from warehouse.load import RunContext
+        from warehouse.loading.load import RunContext
 
         run = RunContext.new(new_run_id(OFFLINE_DAY), OFFLINE_DAY)
         assert write_run(warehouse, data, run, "offline", [], bundled_prices=True)["status"] == "success"
@@ -165,7 +165,7 @@ def files(data: Path) -> list[Path]:
 
 READER = """
 import sys
-from warehouse.reader import connect_reader
+from warehouse.store.reader import connect_reader
 con = connect_reader(sys.argv[1])
 count = lambda: con.execute("select count(*) from run_log").fetchone()[0]
 print(count(), flush=True)

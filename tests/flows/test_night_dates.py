@@ -14,8 +14,8 @@ import typer
 from flows.cli_app import parse_date
 from flows.writer import new_run_id, write_run
 from tests.flows.cli_helpers import gpucalc, query
-from warehouse import settings
-from warehouse.load import RunContext
+from warehouse.loading.load import RunContext
+from warehouse.store import settings
 
 EARLY = date(2024, 9, 1)  # after 79 of the bundled benchmarks, before the other 70 and the snapshot
 

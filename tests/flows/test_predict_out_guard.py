@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.flows.cli_helpers import gpucalc
-from warehouse.predict import OUTPUT_COLUMNS, written_by_predict
-from warehouse.protected_paths import kept_state_reason
+from warehouse.questions.predict import OUTPUT_COLUMNS, written_by_predict
+from warehouse.store.protected_paths import kept_state_reason
 
 CASES = "benchmark,scenario,gpu_type,gpu_count\nllama2-70b-99,Offline,NVIDIA H100-SXM-80GB,8\n"
 

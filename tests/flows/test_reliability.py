@@ -21,7 +21,7 @@ import pytest
 
 from tests.conftest import OFFLINE_DAY
 from tests.flows.cli_helpers import gpucalc, query
-from warehouse.write_session import LOCK_NAME
+from warehouse.store.write_session import LOCK_NAME
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 GPUCALC = str(Path(sys.executable).parent / "gpucalc")

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from flows.cli import app
 from flows.log_file import run_log_file
-from warehouse.location import parse, redact
+from warehouse.store.location import parse, redact
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SECRET = "s3cret-Xq9"

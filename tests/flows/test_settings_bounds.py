@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests.flows.cli_helpers import gpucalc
-from warehouse import settings
-from warehouse.location import BadWarehouse
+from warehouse.store import settings
+from warehouse.store.location import BadWarehouse
 
 COMMANDS = [
     ("ingest", "runs", "--file", "runs.csv"),

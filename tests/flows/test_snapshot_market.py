@@ -9,8 +9,8 @@ from flows.backfill import ingest_file
 from flows.writer import new_run_id, write_run
 from tests.conftest import OFFLINE_DAY
 from tests.flows.cli_helpers import query
-from warehouse import settings
-from warehouse.load import RunContext
+from warehouse.loading.load import RunContext
+from warehouse.store import settings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 OTHERS = "azure, gcp, lambda, nebius, oci, paperspace, runpod, shadeform, vast, verda"

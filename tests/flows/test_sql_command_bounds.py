@@ -7,8 +7,8 @@ import duckdb
 import pytest
 
 from tests.flows.cli_helpers import gpucalc
-from warehouse import lake
-from warehouse.location import parse
+from warehouse.store import lake
+from warehouse.store.location import parse
 
 ROWS = "(1, 'spot', 1.5), (2, 'on_demand', 2.5), (3, 'spot', 0.5)"
 

@@ -100,7 +100,7 @@ def test_a_run_shows_prefects_one_line_not_its_traceback():
 
 def test_a_disk_that_fills_while_the_warehouse_is_copied_leaves_it_and_no_half_copy(offline_copy, tmp_path,
                                                                                      monkeypatch):
-    from warehouse import write_session
+    from warehouse.store import write_session
 
     warehouse = offline_copy / "warehouse.duckdb"
     before = warehouse.read_bytes()

@@ -37,8 +37,8 @@ def nights(request, tmp_path_factory):
     from reports.render import write_report
     from sources import raw_store
     from sources.base import Payload
-    from warehouse import settings
-    from warehouse.load import RunContext
+    from warehouse.loading.load import RunContext
+    from warehouse.store import settings
 
     prefect_starting()  # it boots while night D1 is written
     data = tmp_path_factory.mktemp("nights")

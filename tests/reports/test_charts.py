@@ -15,7 +15,7 @@ OPTIONS = [
 
 @pytest.fixture(autouse=True)
 def own_cache(monkeypatch, tmp_path):
-    """Each test its own cache of drawn charts (warehouse/cache.py), empty at the start."""
+    """Each test its own cache of drawn charts (warehouse/store/cache.py), empty at the start."""
     monkeypatch.setenv("GPUCALC_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "cache" / "charts"
 

@@ -57,7 +57,7 @@ def test_headings_keep_the_ids_and_title_they_had():
 
 
 def test_a_page_rendered_once_is_taken_from_the_cache_by_its_text(monkeypatch, tmp_path):
-    """Any report's page with the same markdown reuses the HTML (warehouse/cache.py); other text, or
+    """Any report's page with the same markdown reuses the HTML (warehouse/store/cache.py); other text, or
     an entry another version of this code left, is rendered afresh."""
     monkeypatch.setenv("GPUCALC_CACHE_DIR", str(tmp_path / "cache"))
     text = "# Night\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"

@@ -15,7 +15,7 @@ from tests.reports.conftest import D0, D1, D2, HOSTILE, folder_bytes, query
 def test_the_change_section_names_the_moved_price_and_only_it(nights):
     from reports import changes
     from reports.night import find
-    from warehouse.reader import connect_reader
+    from warehouse.store.reader import connect_reader
 
     con = connect_reader(nights.warehouse)
     try:

@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from warehouse import db, lake, motherduck, settings
-from warehouse.location import BadWarehouse, parse
-from warehouse.reader import connect_reader
+from warehouse.store import db, lake, motherduck, settings
+from warehouse.store.location import BadWarehouse, parse
+from warehouse.store.reader import connect_reader
 
 
 def test_one_setting_names_every_kind_of_warehouse(tmp_path, monkeypatch):
@@ -118,8 +118,8 @@ def test_as_of_reads_the_lake_as_the_last_write_of_that_day_left_it(tmp_path):
 def test_a_writer_on_another_machine_holds_the_postgres_turn_so_this_one_waits_then_refuses(postgres_server, tmp_path):
     import psycopg
 
-    from warehouse.pg_turn import LOCK_KEY, TURN_TABLE
-    from warehouse.turns import Holder, WarehouseBusy
+    from warehouse.store.pg_turn import LOCK_KEY, TURN_TABLE
+    from warehouse.store.turns import Holder, WarehouseBusy
 
     conninfo = postgres_server.create_database("turns")
     uri = f"ducklake:postgres:{conninfo}"
@@ -142,8 +142,8 @@ def test_a_writer_on_another_machine_holds_the_postgres_turn_so_this_one_waits_t
     assert "refused: run 2026-11-29-021500000000 (online, pid 4242 on node-b" in result.output
     assert len(list((tmp_path / "data" / "run_journal").glob("*.json"))) == 1  # the refused run, for the next writer
     # the next writer gets the turn at once and learns the holder it replaces was interrupted
-    from warehouse.pg_turn import pg_turn
-    from warehouse.turns import me
+    from warehouse.store.pg_turn import pg_turn
+    from warehouse.store.turns import me
 
     with pg_turn(parse(uri), me("r2", "2026-11-29", "ingest"), 5, None) as interrupted:
         assert interrupted == nightly
@@ -171,7 +171,7 @@ def test_bench_recomputes_on_a_lake_too_and_prints_the_figures_side_by_side(tmp_
 
 
 def test_writers_run_under_a_memory_limit_you_can_set(monkeypatch):
-    from warehouse import db
+    from warehouse.store import db
 
     con = db.connect(":memory:")
     try:  # the default: DuckDB spills past 1 GB (953.6 MiB as DuckDB prints 1e9 bytes)
@@ -190,8 +190,8 @@ def test_writers_run_under_a_memory_limit_you_can_set(monkeypatch):
 
 
 def test_every_connection_takes_the_threads_you_set(tmp_path, monkeypatch):
-    from warehouse import db
-    from warehouse.reader import connect_reader
+    from warehouse.store import db
+    from warehouse.store.reader import connect_reader
 
     path = str(tmp_path / "w.duckdb")
     monkeypatch.setenv("GPUCALC_THREADS", "3")
@@ -212,9 +212,9 @@ def test_every_connection_takes_the_threads_you_set(tmp_path, monkeypatch):
 
 def test_writers_store_strings_without_fsst(tmp_path):
     """FSST's analysis was half of every checkpoint and saves nothing on the warehouse's short,
-    repeating strings (warehouse/db.py): distinct URL-like strings that DuckDB would store FSST
+    repeating strings (warehouse/store/db.py): distinct URL-like strings that DuckDB would store FSST
     are stored another way by a writer."""
-    from warehouse import db
+    from warehouse.store import db
 
     con = db.connect(str(tmp_path / "w.duckdb"), schema=False)
     try:

@@ -1,4 +1,4 @@
-"""What can be recomputed is kept by digest (warehouse/cache.py). A batch great-expectations judged
+"""What can be recomputed is kept by digest (warehouse/store/cache.py). A batch great-expectations judged
 is judged once: the same values under the same rules get the kept result, anything that could
 change the result runs the suite again. (Charts: tests/reports/test_charts.py.)"""
 
@@ -10,7 +10,8 @@ from datetime import date
 import polars as pl
 import pytest
 
-from warehouse import cache, validation
+from warehouse.loading import validation
+from warehouse.store import cache
 
 RULES = [
     validation.Rule("value_positive", validation.between("value", min_value=0, strict_min=True),
@@ -115,7 +116,7 @@ def test_entries_unused_for_the_keep_days_go_when_a_new_one_is_written(suites_ru
 
 
 def test_the_cache_follows_the_settings(monkeypatch, tmp_path):
-    from warehouse import settings
+    from warehouse.store import settings
 
     monkeypatch.delenv("GPUCALC_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))

@@ -11,9 +11,9 @@ import pytest
 from sources.base import Parsed
 from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
-from warehouse.load import RunContext, load_benchmarks
-from warehouse.rebuild import rebuild_estimates
-from warehouse.reference_load import load_reference
+from warehouse.build.rebuild import rebuild_estimates
+from warehouse.loading.load import RunContext, load_benchmarks
+from warehouse.loading.reference_load import load_reference
 
 RUN = RunContext.new("calibration", date(2026, 11, 29))
 # every copy of the toy GPU has the toy's specs, so the model rates them alike
@@ -193,8 +193,8 @@ def test_a_calibration_level_too_thin_for_a_band_counts_the_widest_band_its_kind
     the documented efficiencies' ±58%. Both deployments are then discounted alike and
     1,203.7 / 1.58 > 1,080.7 / 1.58: 16 GPUs are the one replica spanning both systems. (Counted
     on no band at all, the unchecked systems would have won: 1,080.7 > 1,203.7 / 1.58.)"""
-    from warehouse import db
-    from warehouse.db import model_files
+    from warehouse.store import db
+    from warehouse.store.db import model_files
 
     con = db.connect(str(offline_copy / "warehouse.duckdb"))
     try:
@@ -224,7 +224,7 @@ def test_systems_side_by_side_rent_as_separate_instances_and_a_spanning_replica_
     """A provider whose 8-GPU H100 instances are not linked to each other can run 16 GPUs of
     Llama-2-70B Offline replicas (two instances, two systems), but not Llama-3.1-405B Server's
     16-GPU replica, whose pipeline stages talk across the two systems."""
-    from warehouse import db
+    from warehouse.store import db
 
     con = db.connect(str(offline_copy / "warehouse.duckdb"))
     try:

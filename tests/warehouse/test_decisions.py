@@ -9,10 +9,10 @@ import pytest
 
 from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import toy_catalog
-from warehouse import db
-from warehouse.load import RunContext
-from warehouse.rebuild import rebuild_estimates
-from warehouse.reference_load import load_reference
+from warehouse.build.rebuild import rebuild_estimates
+from warehouse.loading.load import RunContext
+from warehouse.loading.reference_load import load_reference
+from warehouse.store import db
 
 RUN = RunContext.new("decide", date(2026, 11, 29))
 # toy-offline on one toy GPU: batch 192, step 0.01 + 1.608e-4 x 192 s -> 4697.4 tokens/s (test_models)

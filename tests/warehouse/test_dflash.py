@@ -3,8 +3,8 @@ the catalog's sources (gpu_specs.md, modeling.md §5, efficiency.csv)."""
 
 import pytest
 
-from warehouse.rebuild import rebuild_estimates
-from warehouse.scratch import scratch_copy, today
+from warehouse.build.rebuild import rebuild_estimates
+from warehouse.questions.scratch import scratch_copy, today
 
 PEAK_BF16 = 504e12  # RTX PRO 6000 Blackwell WS dense BF16 (estimate, gpu_specs.md N11)
 # serving GEMM efficiency x producer stage factor; the factor comes from DFlash target prefill on

@@ -9,8 +9,8 @@ import pytest
 from sources.base import Parsed
 from tests.warehouse.test_loads import prices, quote, rejects, stored
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
-from warehouse.load import RunContext, load_benchmarks, load_prices
-from warehouse.reference_load import load_reference
+from warehouse.loading.load import RunContext, load_benchmarks, load_prices
+from warehouse.loading.reference_load import load_reference
 
 DAY = date(2026, 11, 29)
 RUN = RunContext.new("2026-11-29-test", DAY)

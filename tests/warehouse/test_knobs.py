@@ -11,10 +11,10 @@ from sources.catalog import load_table
 from tests.warehouse.test_decisions import _quote
 from tests.warehouse.test_serving_physics import _catalog
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame
-from warehouse import db
-from warehouse.load import RunContext, load_benchmarks
-from warehouse.rebuild import rebuild_estimates
-from warehouse.reference_load import load_reference
+from warehouse.build.rebuild import rebuild_estimates
+from warehouse.loading.load import RunContext, load_benchmarks
+from warehouse.loading.reference_load import load_reference
+from warehouse.store import db
 
 RUN = RunContext.new("knobs", date(2026, 11, 29))
 # where moving a knob by half does not show, the value it is moved to instead

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse import lake, settings
-from warehouse.location import parse
-from warehouse.write_session import writing
+from warehouse.store import lake, settings
+from warehouse.store.location import parse
+from warehouse.store.write_session import writing
 
 DAY = date(2026, 11, 29)
 # A writer that inserts into the lake (its Parquet files land in the data path before the commit),
 # says so, and waits to be killed.
 KILLED_WRITER = """
 import sys, time
-from warehouse import lake
-from warehouse.location import parse
+from warehouse.store import lake
+from warehouse.store.location import parse
 con = lake.connect(parse(sys.argv[1]), data_path=sys.argv[2])
 con.execute("begin transaction")
 con.execute("insert into kept select range from range(50000)")

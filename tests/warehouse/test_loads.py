@@ -9,9 +9,9 @@ import pytest
 from sources.base import Parsed, Reject
 from sources.contracts import PRICE_QUOTE, conform
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
-from warehouse import db, settings
-from warehouse.load import RunContext, load_benchmarks, load_prices, record_source_failure
-from warehouse.reference_load import load_reference
+from warehouse.loading.load import RunContext, load_benchmarks, load_prices, record_source_failure
+from warehouse.loading.reference_load import load_reference
+from warehouse.store import db, settings
 
 RUN = RunContext.new("2026-11-29-test", date(2026, 11, 29))
 DAY_28 = RunContext.new("2026-11-28-test", date(2026, 11, 28))

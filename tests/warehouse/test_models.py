@@ -7,10 +7,10 @@ import pytest
 
 from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import toy_catalog
-from warehouse import db
-from warehouse.load import RunContext
-from warehouse.rebuild import rebuild_estimates
-from warehouse.reference_load import load_reference
+from warehouse.build.rebuild import rebuild_estimates
+from warehouse.loading.load import RunContext
+from warehouse.loading.reference_load import load_reference
+from warehouse.store import db
 
 RUN_DATE = date(2026, 11, 29)
 

@@ -4,9 +4,9 @@ a reason, and GPU names are taken as people write them."""
 import polars as pl
 import pytest
 
-from warehouse.predict import predict
-from warehouse.rebuild import rebuild_estimates
-from warehouse.scratch import scratch_copy, today
+from warehouse.build.rebuild import rebuild_estimates
+from warehouse.questions.predict import predict
+from warehouse.questions.scratch import scratch_copy, today
 
 CASES = pl.DataFrame(
     {

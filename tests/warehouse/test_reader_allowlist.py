@@ -14,9 +14,9 @@ import duckdb
 import pytest
 
 from tests.flows.cli_helpers import gpucalc
-from warehouse import lake
-from warehouse.location import parse
-from warehouse.reader import connect_reader
+from warehouse.store import lake
+from warehouse.store.location import parse
+from warehouse.store.reader import connect_reader
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,14 @@ position per token takes 1e15 x 0.5 / 10e9 = 50,000 tokens/s. Memory: the 1B tar
 import pytest
 
 from tests.warehouse.toy_roles import RUN_DATE, role_catalog
-from warehouse.load import RunContext
-from warehouse.rebuild import rebuild_estimates
-from warehouse.reference_load import load_reference
+from warehouse.build.rebuild import rebuild_estimates
+from warehouse.loading.load import RunContext
+from warehouse.loading.reference_load import load_reference
 
 
 @pytest.fixture(scope="module")
 def roles():
-    from warehouse import db
+    from warehouse.store import db
 
     con = db.connect(":memory:")
     load_reference(con, role_catalog(), RunContext.new("toy", RUN_DATE))

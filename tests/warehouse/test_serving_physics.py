@@ -11,10 +11,10 @@ import pytest
 
 from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import toy_catalog
-from warehouse import db
-from warehouse.load import RunContext
-from warehouse.rebuild import rebuild_estimates
-from warehouse.reference_load import load_reference
+from warehouse.build.rebuild import rebuild_estimates
+from warehouse.loading.load import RunContext
+from warehouse.loading.reference_load import load_reference
+from warehouse.store import db
 
 RUN_DATE = date(2026, 11, 29)
 # 10 B parameters, 2 B active, 9 experts, 1 per token: routed = (10 - 2) x 9 / 8 = 9 B,
@@ -215,8 +215,8 @@ def test_the_backtest_predicts_a_latency_bound_point_as_the_calibrated_choice_wo
     steps run faster, so the estimate's calibrated choice takes a larger batch within TPOT 200 ms
     than the uncalibrated one. The backtest predicts that choice's rate (calibration_rates), not
     the uncalibrated rate times the factor; here it is checked against serving_choice itself."""
-    from warehouse.rebuild import rebuild_estimates
-    from warehouse.scratch import scratch_copy, today
+    from warehouse.build.rebuild import rebuild_estimates
+    from warehouse.questions.scratch import scratch_copy, today
 
     con = scratch_copy(None)
     rebuild_estimates(con, "backtest", today())

@@ -8,8 +8,8 @@ import pytest
 
 from sources.base import Parsed
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
-from warehouse.load import RunContext, load_benchmarks
-from warehouse.reference_load import load_reference
+from warehouse.loading.load import RunContext, load_benchmarks
+from warehouse.loading.reference_load import load_reference
 
 RUN = RunContext.new("2026-11-29-test", date(2026, 11, 29))
 RUNS = "user_runs/2026-11-29/runs.csv"

@@ -5,7 +5,7 @@ digits (rank_figure), so the stated tie-break decides, not the bits."""
 import duckdb
 import pytest
 
-from warehouse import settings
+from warehouse.store import settings
 
 
 def test_rank_figure_keeps_nine_significant_digits(con):

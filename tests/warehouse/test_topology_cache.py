@@ -1,5 +1,5 @@
 """A warehouse without topology tables of its own copies those another rebuild computed from the
-same inputs (warehouse/topology_cache.py) and gets every row and type computing them gives;
+same inputs (warehouse/build/topology_cache.py) and gets every row and type computing them gives;
 different inputs, a damaged entry or no cache at all compute them."""
 
 import json
@@ -12,8 +12,9 @@ import pytest
 from pyarrow import feather
 
 from tests.warehouse.test_topology_inputs import toy_warehouse
-from warehouse import db, rebuild, topology_cache, topology_inputs
-from warehouse.load import RunContext
+from warehouse.build import rebuild, topology_cache, topology_inputs
+from warehouse.loading.load import RunContext
+from warehouse.store import db
 
 RUN = RunContext.new("topology-cache", date(2026, 11, 29))
 TOPOLOGY, _PRICED = topology_inputs.split(db.model_files())

@@ -1,5 +1,5 @@
 """A rebuild keeps the topology models' tables only when none of their inputs changed
-(warehouse/topology_inputs.py): a new price keeps them and gives what a full rebuild gives;
+(warehouse/build/topology_inputs.py): a new price keeps them and gives what a full rebuild gives;
 any change to what they read computes them again; and their SQL reads no price, run or log."""
 
 import re
@@ -11,10 +11,11 @@ from sources.base import Parsed
 from tests.warehouse.test_decisions import _quote
 from tests.warehouse.test_serving_physics import _catalog
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame
-from warehouse import db, topology_inputs
-from warehouse.load import RunContext, load_benchmarks
-from warehouse.rebuild import rebuild_estimates
-from warehouse.reference_load import load_reference
+from warehouse.build import topology_inputs
+from warehouse.build.rebuild import rebuild_estimates
+from warehouse.loading.load import RunContext, load_benchmarks
+from warehouse.loading.reference_load import load_reference
+from warehouse.store import db
 
 RUN = RunContext.new("topology-inputs", date(2026, 11, 29))
 KEPT = ("topology_serving_calibrated", "topology_option", "calibration_choice")  # tables of models before 065

@@ -1,10 +1,10 @@
 """The required columns are one great-expectations expectation per batch, and still one rejected
-row per missing column, named after it (warehouse/validation.py)."""
+row per missing column, named after it (warehouse/loading/validation.py)."""
 
 import polars as pl
 import pytest
 
-from warehouse import validation
+from warehouse.loading import validation
 
 
 @pytest.fixture(autouse=True)

@@ -4,11 +4,11 @@ GPU, 8x B200, and the drafters on a cheaper GPU type."""
 
 import pytest
 
-from warehouse.scratch import scratch_copy, today
-from warehouse.whatif import side_gpus
-from warehouse.whatif_checks import check_measurement
-from warehouse.whatif_compare import answer
-from warehouse.whatif_inputs import Price, SideSpec, WhatIfError
+from warehouse.questions.scratch import scratch_copy, today
+from warehouse.questions.whatif import side_gpus
+from warehouse.questions.whatif_checks import check_measurement
+from warehouse.questions.whatif_compare import answer
+from warehouse.questions.whatif_inputs import Price, SideSpec, WhatIfError
 
 # one B200 (2,250 TF BF16) as a target: x 0.65 serving GEMM eff x 0.62 producer factor / 48.8 GFLOP
 B200_TARGET = 2250e12 * 0.65 * 0.62 / 48.8e9  # 18,581 tokens/s

@@ -2,7 +2,7 @@
 
 import pytest
 
-from warehouse.whatif_inputs import Price, SideSpec, WhatIfError, ownership_overrides, pricing_bases
+from warehouse.questions.whatif_inputs import Price, SideSpec, WhatIfError, ownership_overrides, pricing_bases
 
 
 def test_a_split_a_shared_layout_and_a_price():

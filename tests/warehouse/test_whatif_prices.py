@@ -13,11 +13,11 @@ import dataclasses
 import pytest
 
 from tests.warehouse.toy_roles import RUN_DATE, add_quote, role_catalog
-from warehouse.load import RunContext
-from warehouse.reference_load import load_reference
-from warehouse.whatif_checks import check_measurement
-from warehouse.whatif_compare import answer
-from warehouse.whatif_inputs import SideSpec, WhatIfError
+from warehouse.loading.load import RunContext
+from warehouse.loading.reference_load import load_reference
+from warehouse.questions.whatif_checks import check_measurement
+from warehouse.questions.whatif_compare import answer
+from warehouse.questions.whatif_inputs import SideSpec, WhatIfError
 
 BASE_H = 1e9 / 30_000 / 3600
 SHARED_H = 1e9 / (4 / (1 / 10_000 + 1 / 50_000)) / 3600
@@ -31,7 +31,7 @@ OWNED_SMALL = (5_000 / (2 * 8760) + 0.5 * 0.1) / 0.5  # 0.6708
 
 @pytest.fixture(scope="module")
 def toy():
-    from warehouse import db
+    from warehouse.store import db
 
     con = db.connect(":memory:")
     load_reference(con, role_catalog(), RunContext.new("toy", RUN_DATE))

@@ -23,14 +23,14 @@ one until that prediction is as close to N as it gets.
 
 Two recomputes are timed: the full one (a first night, or one after the catalog or the
 benchmarks changed) and a later night on which only prices moved, which keeps the layouts'
-models' tables (warehouse/topology_inputs.py). Each is also given as a multiple of DuckDB's
+models' tables (warehouse/build/topology_inputs.py). Each is also given as a multiple of DuckDB's
 own floor on the same machine in the same run (`_floor`).
 
 The synthetic rows are inserted directly, without the great-expectations suites: the
 bundled data validates clean, and the bench measures the recompute, not the loads. gpucalc's
 cache is a private, empty one in the bench's temporary directory: the same N gives the same
 inputs, whose layouts an earlier bench's cache entry would otherwise copy back
-(warehouse/topology_cache.py) instead of computing them; keeping them is timed, as a first
+(warehouse/build/topology_cache.py) instead of computing them; keeping them is timed, as a first
 night at that size pays for it.
 """
 
@@ -132,7 +132,7 @@ def _private_cache(tmp: Path) -> Iterator[None]:
 
 
 def _connect(location, tmp, threads, memory_limit, settings, data_path=None) -> duckdb.DuckDBPyConnection:
-    from warehouse import db
+    from warehouse.store import db
 
     con = db.connect(location, data_path=data_path)
     con.execute("set enable_progress_bar = false")
@@ -199,7 +199,7 @@ def _floor(con: duckdb.DuckDBPyConnection, rows: int) -> dict:
 
 
 def _measure_rebuild(con: duckdb.DuckDBPyConnection) -> dict:
-    from warehouse.rebuild import rebuild_estimates
+    from warehouse.build.rebuild import rebuild_estimates
 
     rss_before = _current_rss()
     _as_a_night(con, "bench")
@@ -233,7 +233,7 @@ def _measure_rebuild(con: duckdb.DuckDBPyConnection) -> dict:
 
 def _as_a_night(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Log `run_id` as a nightly run of the bench's day, so its rebuild takes the report snapshot
-    a real night takes (an ingest's rebuild skips it: warehouse/rebuild.py)."""
+    a real night takes (an ingest's rebuild skips it: warehouse/build/rebuild.py)."""
     con.execute("insert into run_log (run_id, run_date, mode, status) values (?, ?, 'offline', 'running')",
                 [run_id, BENCH_DATE])
 
@@ -242,13 +242,13 @@ def _measure_price_night(con: duckdb.DuckDBPyConnection) -> dict:
     """The recompute of a later night on which only prices moved, as most nights go.
 
     Every quote moves 1%; the catalog and the benchmarks do not, so the models that enumerate
-    and time the layouts keep last rebuild's tables (warehouse/topology_inputs.py) and the
+    and time the layouts keep last rebuild's tables (warehouse/build/topology_inputs.py) and the
     prices, estimates and marts are computed again. Whether the layouts are kept is asked of
     the same check the rebuild makes, before it runs (untimed), not assumed.
     """
-    from warehouse import topology_inputs
-    from warehouse.db import model_files
-    from warehouse.rebuild import rebuild_estimates
+    from warehouse.build import topology_inputs
+    from warehouse.build.rebuild import rebuild_estimates
+    from warehouse.store.db import model_files
 
     con.execute("update price_quote set usd_per_instance_hour = usd_per_instance_hour * 1.01, "
                 "usd_per_gpu_hour = usd_per_gpu_hour * 1.01")
@@ -291,7 +291,7 @@ def _describe(con, plan: Plan, estimates: int, database: str, setup_s: float) ->
 
 def profile_models(con: duckdb.DuckDBPyConnection) -> list[tuple[str, float]]:
     """Seconds per model file, each run on its own (in order, in one transaction, as rebuild does)."""
-    from warehouse.db import model_files, transaction
+    from warehouse.store.db import model_files, transaction
 
     timings = []
     with transaction(con):

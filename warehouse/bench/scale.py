@@ -35,7 +35,7 @@ def load_base(con: duckdb.DuckDBPyConnection) -> None:
     """The bundled catalog, benchmark results and price snapshot, as the nightly run has them."""
     from sources import bundled
     from sources.catalog import load_catalog
-    from warehouse.identity import resolve_rows
+    from warehouse.loading.identity import resolve_rows
 
     for table, frame in load_catalog().items():
         _insert(con, table, frame)
@@ -67,7 +67,7 @@ def plan_scale(
 
     Leaves `bench_quote_plan` (quote key, copy, rows it adds) for `_scale`.
     """
-    from warehouse.rebuild import rebuild_estimates
+    from warehouse.build.rebuild import rebuild_estimates
 
     rebuild_estimates(con, "bench-base", BENCH_DATE)
     base = con.execute("select count(*) from estimate").fetchone()[0]

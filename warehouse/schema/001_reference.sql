@@ -1,6 +1,6 @@
 -- Reference layer: the bundled catalog, replaced as a whole on every run.
 -- No PRIMARY KEY / UNIQUE / sequences: the warehouse must move to DuckLake unchanged;
--- uniqueness is a validation rule instead (warehouse/validation.py).
+-- uniqueness is a validation rule instead (warehouse/loading/validation.py).
 
 create table if not exists gpu (
     gpu_id varchar,            -- canonical accelerator id, e.g. 'H100-SXM'

@@ -114,7 +114,7 @@ alter table benchmark_result add column if not exists gpu_memory_gb double;
 
 -- The kept payload every row came from ("<source>/<day>/<name>", as under data/raw/; the
 -- bundled files are "bundled/<file>"). A load replaces exactly its payloads' rows and
--- rejects. Rows loaded before this column existed have it null; warehouse/load.py treats
+-- rejects. Rows loaded before this column existed have it null; warehouse/loading/load.py treats
 -- them as belonging to their source and the day of the run that loaded them.
 alter table price_quote add column if not exists payload varchar;
 alter table benchmark_result add column if not exists payload varchar;
@@ -126,7 +126,7 @@ update benchmark_result set payload = 'bundled/benchmark_results.csv'
 where payload is null and source in ('bundled_mlperf', 'bundled_user_run');
 
 -- The baseline (catalog with your overlays, bundled benchmarks) as last loaded, by digest:
--- an ingest or replay whose baseline did not change skips re-validating it (warehouse/baseline.py).
+-- an ingest or replay whose baseline did not change skips re-validating it (warehouse/loading/baseline.py).
 create table if not exists baseline_load (
     digest varchar,
     run_id varchar,

@@ -1,0 +1,106 @@
+"""Rebuild the derived layer: run every model SQL file in order inside one transaction."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import duckdb
+
+from warehouse.build import night_option_split, topology_cache, topology_inputs
+from warehouse.store.db import defined_by, model_files, objects, transaction
+
+
+def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: date) -> dict[str, int]:
+    """Recompute calibration, topologies and estimates for `run_date`; return row counts.
+
+    The topology models keep last rebuild's tables when none of their inputs changed
+    (warehouse/build/topology_inputs.py), or copy those another rebuild computed from the same inputs
+    (warehouse/build/topology_cache.py); everything from the prices on is computed every time, but
+    the report snapshots only on a night that keeps one.
+    """
+    models = model_files()
+    topology, priced = topology_inputs.split(models)
+    with transaction(con):
+        con.execute(
+            "create or replace table run_context as select ?::varchar as run_id, ?::date as run_date",
+            [run_id, run_date],
+        )
+        # one listing of the warehouse's objects for the three questions below (on a lake each
+        # listing is a catalog round trip); the models in between make no snapshot table
+        present = _drop_changed_kinds(con, models)
+        wanted, keep = topology_inputs.check(con, models, present)
+        if not keep:
+            if not topology_cache.restore(con, wanted, topology):
+                _run(con, topology)
+                topology_cache.keep(con, wanted, topology)
+            topology_inputs.remember(con, wanted)
+        estimates, snapshots = _split_snapshots(priced)
+        _run(con, estimates)
+        if _snapshots_to_take(con, snapshots, present):
+            _run(con, snapshots)
+    counts = {table: con.execute(f"select count(*) from {table}").fetchone()[0]
+              for table in ("topology_estimate", "calibration_point", "backtest", "pareto")}
+    # `estimate` is a view over every topology x quote pair, slow to count again at scale
+    # (docs/scale.md); estimate_best counted them while choosing its winners (091_estimate_best.sql)
+    counts["estimate"] = int(con.execute("select coalesce(sum(pairs), 0) from estimate_best_pair").fetchone()[0])
+    return counts
+
+
+# The report snapshots (094_night_guard.sql): each 095_ file makes its table if missing, then
+# deletes and inserts tonight's rows only when night_snapshot_wanted(); each 096_ file is a view
+# that reads them whole (night_option). They are the last models.
+SNAPSHOT_MODELS = ("095_", "096_")
+SNAPSHOT_TABLE = re.compile(r"^create table if not exists (\w+)", re.M)
+
+
+def _split_snapshots(models: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    snapshots = [m for m in models if m[0].startswith(SNAPSHOT_MODELS)]
+    return [m for m in models if not m[0].startswith(SNAPSHOT_MODELS)], snapshots
+
+
+def snapshot_tables(models: list[tuple[str, str]]) -> set[str]:
+    """The tables the snapshot files among `models` make."""
+    return {name for file, sql in models if file.startswith(SNAPSHOT_MODELS) for name in SNAPSHOT_TABLE.findall(sql)}
+
+
+def snapshot_views(models: list[tuple[str, str]]) -> set[str]:
+    """The views over them the snapshot files among `models` make."""
+    return {name for kind, name in defined_by([m for m in models if m[0].startswith(SNAPSHOT_MODELS)])
+            if kind == "view"}
+
+
+def _snapshots_to_take(con: duckdb.DuckDBPyConnection, snapshots: list[tuple[str, str]],
+                       present: dict[str, str]) -> bool:
+    """Whether the snapshot files have anything to do: a night that keeps one, or a table or view
+    to make.
+
+    An ingest, replay, backfill or what-if rebuild would only run their three statements each to
+    change nothing: about a fifth of a small warehouse's rebuild, and a catalog round trip each on
+    a lake.
+    """
+    if con.execute("select night_snapshot_wanted()").fetchone()[0]:
+        return True
+    return not (snapshot_tables(snapshots) | snapshot_views(snapshots)) <= present.keys()
+
+
+def _run(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:
+    for name, sql in models:
+        try:
+            con.execute(sql)
+        except duckdb.Error as exc:
+            raise RuntimeError(f"model {name} failed: {exc}") from exc
+
+
+def _drop_changed_kinds(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> dict[str, str]:
+    """A model that became a view (or a table) replaces the object an older run left under its name.
+
+    Returns the warehouse's objects (db.objects) as they are after the drops.
+    """
+    existing = objects(con)
+    for kind, obj in defined_by(models):
+        if existing.get(obj) not in (None, kind):
+            if obj == night_option_split.TABLE:  # a night's options kept as one wide table: keep them
+                existing.update(night_option_split.move_rows(con, models))
+            con.execute(f"drop {existing.pop(obj)} {obj}")
+    return existing

@@ -1,0 +1,157 @@
+"""Rent, buy or API: the choices for a job, each on its own price basis (`gpucalc compare`),
+and serving sized to a demand the user states (`gpucalc serve`).
+
+Reads the `decision` and `platform_choice` marts; a question that changes inputs (your own
+serving demand, ownership terms) is answered in a private copy of the warehouse, never in it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date
+
+import duckdb
+import polars as pl
+
+from warehouse.build.rebuild import rebuild_estimates
+
+PRICING_BASES = ("on_demand", "spot", "reserved_1y", "reserved_3y", "owned")
+YOUR_SERVING = "your-serving"
+
+
+class DecideError(ValueError):
+    """A question that cannot be answered as asked (unknown workload or model, a bad number)."""
+
+
+@dataclass(frozen=True)
+class Demand:
+    """A serving job as a user states it: a model, a demand and an SLA."""
+
+    model_id: str
+    tokens_per_s: float  # output tokens per second the fleet must sustain
+    input_len: float
+    output_len: float
+    ttft_ms: float | None = None
+    tpot_ms: float | None = None
+    dtype: str = "fp8"
+    scenario: str = "Server"  # Poisson arrivals: requests in flight vary
+
+    def check(self) -> None:
+        for name, flag in (("tokens_per_s", "--demand"), ("input_len", "--input-len"), ("output_len", "--output-len")):
+            if not 0 < getattr(self, name) < math.inf:
+                raise DecideError(f"{flag} must be a finite number above zero, got {getattr(self, name):g}")
+        for name in ("ttft_ms", "tpot_ms"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise DecideError(f"--{name.replace('_', '-')} must be above zero, got {value:g}")
+        if self.dtype not in ("fp4", "fp8", "bf16"):
+            raise DecideError(f"--dtype {self.dtype!r}: use fp4, fp8 or bf16")
+
+
+def bases(pricing: str) -> tuple[str, ...]:
+    if pricing == "all":
+        return PRICING_BASES
+    if pricing not in PRICING_BASES:
+        raise DecideError(f"pricing {pricing!r}: use one of {', '.join(PRICING_BASES)} or all")
+    return (pricing,)
+
+
+def apply_assumptions(con: duckdb.DuckDBPyConnection, overrides: dict[str, float], by: str) -> None:
+    """Replace assumption rows in a private copy (the nightly warehouse keeps the catalog's)."""
+    for name, value in overrides.items():
+        con.execute("delete from assumption where name = ?", [name])
+        con.execute("insert into assumption (name, value, unit, source) values (?, ?, '', ?)", [name, value, by])
+
+
+def add_demand(con: duckdb.DuckDBPyConnection, demand: Demand) -> str:
+    """Add the user's serving job to a private copy as a workload; return its id."""
+    demand.check()
+    known = dict(con.execute("select model_id, max_context from model").fetchall())
+    if demand.model_id not in known:
+        raise DecideError(f"model {demand.model_id!r} is not in the catalog (known: {', '.join(sorted(known))})")
+    limit = known[demand.model_id]
+    if limit and demand.input_len + demand.output_len > limit:
+        raise DecideError(f"{demand.model_id} takes at most {limit:,} tokens of prompt and output (max_context), "
+                          f"and --input-len {demand.input_len:g} + --output-len {demand.output_len:g} is "
+                          f"{demand.input_len + demand.output_len:,.0f}")
+    name = (f"your serving job: {demand.model_id} at {rate_text(demand.tokens_per_s)} output tokens/s "
+            f"({demand.input_len:g} in / {demand.output_len:g} out)")
+    con.execute(
+        """insert into workload by name
+           select ? as workload_id, ? as name, 'serving' as kind, ? as model_id, ? as dtype,
+                  ? * 3600 as total_tokens, ? as input_len, ? as output_len, ? as scenario, ? as ttft_ms,
+                  ? as tpot_ms, 'output tokens' as token_unit, ? as demand_tokens_per_s, 'job' as purpose,
+                  'gpucalc serve' as source""",
+        [YOUR_SERVING, name, demand.model_id, demand.dtype, demand.tokens_per_s, demand.input_len,
+         demand.output_len, demand.scenario, demand.ttft_ms, demand.tpot_ms, demand.tokens_per_s],
+    )
+    return YOUR_SERVING
+
+
+def rebuild(con: duckdb.DuckDBPyConnection, run_date: date) -> None:
+    rebuild_estimates(con, "decide", run_date)
+
+
+def choices(
+    con: duckdb.DuckDBPyConnection, workload_id: str, pricing: tuple[str, ...], platforms: list[str] | None = None
+) -> pl.DataFrame:
+    """The job's choices: per basis the best of all platforms (decision), or of each named
+    platform (platform_choice), each row on its own basis; the managed API beside them."""
+    present = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
+    if not {"decision", "platform_choice"} <= present:
+        raise DecideError("this warehouse was built by an older gpucalc: run `gpucalc run --offline` (or a nightly) "
+                          "to rebuild it")
+    if con.execute("select count(*) from workload where workload_id = ?", [workload_id]).fetchone()[0] == 0:
+        raise DecideError(f"no workload {workload_id!r} (gpucalc sql \"select workload_id, name from workload\")")
+    if platforms:
+        known = {r[0] for r in con.execute("select platform_id from platform").fetchall()}
+        unknown = [p for p in platforms if p not in known]
+        if unknown:
+            raise DecideError(f"unknown platform {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        rows = con.execute(
+            """select *, case when pricing = 'owned' then 'buy' when pricing = 'spot' then 'rent spot'
+                              when pricing like 'reserved%' then 'rent reserved' else 'rent on-demand' end as choice,
+                      'cheapest' as pick
+               from platform_choice
+               where workload_id = ? and list_contains(?, platform_id) and list_contains(?, pricing)
+               order by platform_id, pricing""",
+            [workload_id, platforms, list(pricing)],
+        ).pl()
+    else:
+        rows = con.execute(
+            """select * from decision
+               where workload_id = ? and (list_contains(?, pricing) or pricing = 'api'
+                                          or choice = 'measured run')
+               order by case choice when 'measured run' then 0 when 'rent on-demand' then 1 when 'rent spot' then 2
+                                    when 'rent reserved' then 3 when 'buy' then 4 else 5 end, pick, platform_id""",
+            [workload_id, list(pricing)],
+        ).pl()
+    api = con.execute(
+        "select * from decision where workload_id = ? and pricing = 'api'", [workload_id]
+    ).pl()
+    if platforms and api.height:
+        rows = pl.concat([rows, api], how="diagonal_relaxed")
+    return rows
+
+
+def refusals(con: duckdb.DuckDBPyConnection, workload_id: str, platforms: list[str] | None = None,
+             most: int = 2) -> list[tuple[str, int]]:
+    """Why the job's layouts do not fit, the commonest reasons first, with how many layouts each
+    refuses: what to say when no GPU fleet is offered."""
+    return con.execute(
+        """select refusal, count(*) as layouts from topology_estimate
+           where workload_id = ? and not fits and refusal is not null
+             and (? is null or list_contains(?, platform_id))
+           group by refusal order by layouts desc, refusal limit ?""",
+        [workload_id, platforms, platforms, most],
+    ).fetchall()
+
+
+def rate_text(tokens_per_s: float) -> str:
+    """A demand as people read it: whole tokens with separators, or 3 digits where that is absurd."""
+    return f"{tokens_per_s:,.0f}" if tokens_per_s < 1e15 else f"{tokens_per_s:.3g}"
+
+
+def workload_row(con: duckdb.DuckDBPyConnection, workload_id: str) -> dict:
+    return con.execute("select * from workload where workload_id = ?", [workload_id]).pl().to_dicts()[0]

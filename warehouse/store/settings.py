@@ -1,0 +1,139 @@
+"""Where the pipeline keeps its data (one data directory, one warehouse location) and how DuckDB may use the machine."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+
+def data_dir(override: str | Path | None = None) -> Path:
+    """The data directory: an explicit argument, else GPUCALC_DATA_DIR, else ./data."""
+    return Path(override or os.environ.get("GPUCALC_DATA_DIR") or "data").resolve()
+
+
+def warehouse_path(data_directory: Path, override: str | None = None) -> str:
+    """The warehouse: `--warehouse`, else GPUCALC_WAREHOUSE, else <data-dir>/warehouse.duckdb.
+
+    A DuckDB file, `ducklake:<catalog>` or `md:<database>` (warehouse/store/location.py), returned
+    in its canonical spelling (file paths absolute); a setting gpucalc cannot use raises
+    location.BadWarehouse with one sentence.
+    """
+    from warehouse.store.location import parse
+
+    chosen = override or os.environ.get("GPUCALC_WAREHOUSE") or str(data_directory / "warehouse.duckdb")
+    return parse(chosen).uri
+
+
+def lake_data_path(data_directory: Path) -> str:
+    """Where a new DuckLake writes its Parquet files: GPUCALC_LAKE_DATA_PATH, else <data-dir>/lake/.
+
+    A folder or an object-storage prefix (s3://bucket/gpucalc/); every writer of one lake must
+    name the same place, so on several machines it is shared storage.
+    """
+    chosen = os.environ.get("GPUCALC_LAKE_DATA_PATH") or str(data_directory / "lake")
+    if "://" not in chosen:
+        chosen = str(Path(chosen).expanduser().resolve())
+    return chosen.rstrip("/") + "/"
+
+
+def raw_dir(data_directory: Path) -> Path:
+    return data_directory / "raw"
+
+
+def reports_dir(data_directory: Path) -> Path:
+    return data_directory / "reports"
+
+
+def catalog_dir(data_directory: Path) -> Path:
+    """Your own catalog rows (aliases, workloads, models, ...), layered over the bundled catalog."""
+    return data_directory / "catalog"
+
+
+def cache_dir() -> Path | None:
+    """Where gpucalc keeps what it can recompute (validation results, drawn charts):
+    GPUCALC_CACHE_DIR, else $XDG_CACHE_HOME/gpucalc, else ~/.cache/gpucalc; `off` keeps nothing."""
+    chosen = os.environ.get("GPUCALC_CACHE_DIR")
+    if chosen == "off":
+        return None
+    if chosen:
+        return Path(chosen).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpucalc"
+
+
+# Writers store row groups of 8,192 rows rather than DuckDB's 122,880 (db.open_file attaches a
+# file so; lake.connect sets it on a lake with no size of its own): each insert compresses its
+# row groups on every core as it fills them, leaving the commit's one-core checkpoint almost
+# nothing (docs/scale.md). The price: the DuckDB 1.5.5 bug that drops a row group's worth of
+# inserted rows (warehouse/loading/load.py) needs only 8,192 of them.
+WRITER_ROW_GROUP_SIZE = 8_192
+
+DEFAULT_MEMORY_LIMIT = "1GB"
+# Below this DuckDB cannot hold a night's working set and fails mid-write with "Out of Memory"
+# (1KB fails on the first statement); the bundled night writes under 64 MB.
+MIN_MEMORY_BYTES = 64 * 1000**2
+_MEMORY_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+                 "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}
+_MEMORY_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?(?:e\d+)?)\s*([a-z]+)\s*", re.I)
+# DuckDB starts every thread of a connection at once (100,000 crash it); past a few per core they
+# only wait on each other, but a lake on object storage gains from some waiting on the network.
+THREADS_PER_CORE = 4
+MIN_MAX_THREADS = 64  # a small machine may still want several threads per core for remote reads
+
+
+def memory_limit() -> str:
+    """DuckDB's memory limit for a writer (`GPUCALC_MEMORY_LIMIT`, DuckDB syntax such as "4GB").
+
+    Past it DuckDB spills to disk instead of growing, which keeps the process smaller at no
+    cost in time at the bench's scale (docs/scale.md).
+    A size DuckDB cannot read, or one below MIN_MEMORY_BYTES, raises BadWarehouse.
+    """
+    from warehouse.store.location import BadWarehouse
+
+    chosen = os.environ.get("GPUCALC_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    found = _MEMORY_SIZE.fullmatch(chosen)
+    unit = _MEMORY_UNITS.get(found[2].lower()) if found else None
+    if unit is None or float(found[1]) * unit < MIN_MEMORY_BYTES:
+        raise BadWarehouse(f"GPUCALC_MEMORY_LIMIT={chosen!r} is not a DuckDB memory size of at least 64MB: "
+                           "give a number and a unit (KB, MB, GB, TB or KiB, MiB, GiB, TiB), such as 4GB")
+    return chosen
+
+
+def max_threads() -> int:
+    """The most threads GPUCALC_THREADS may ask for on this machine."""
+    return max(MIN_MAX_THREADS, THREADS_PER_CORE * (os.cpu_count() or 1))
+
+
+def threads() -> int | None:
+    """`GPUCALC_THREADS` as a number of threads (None: unset, DuckDB's one per core); a value
+    outside 1..max_threads() raises BadWarehouse."""
+    from warehouse.store.location import BadWarehouse
+
+    chosen = os.environ.get("GPUCALC_THREADS")
+    if not chosen:
+        return None
+    if not chosen.strip().isdigit() or not 1 <= int(chosen) <= max_threads():
+        raise BadWarehouse(f"GPUCALC_THREADS={chosen!r} is not a number of threads from 1 to {max_threads()} "
+                           "on this machine")
+    return int(chosen)
+
+
+def check_engine_settings() -> None:
+    """Raise BadWarehouse (one sentence) if GPUCALC_THREADS or GPUCALC_MEMORY_LIMIT cannot be used,
+    before a command starts any work."""
+    threads()
+    memory_limit()
+
+
+def duckdb_config(**config) -> dict:
+    """DuckDB's configuration for every connection gpucalc opens: `config` plus `GPUCALC_THREADS`.
+
+    `GPUCALC_THREADS` caps each connection's threads (unset: DuckDB's one per core). Set it
+    where several gpucalc processes share the cores, as the parallel test workers do: each
+    connection's threads otherwise compete for every core, and the same work costs more CPU
+    time (docs/scale.md).
+    """
+    chosen = threads()
+    if chosen is not None:
+        config.setdefault("threads", chosen)
+    return config
