@@ -1,6 +1,6 @@
 """Source commands: ingest a local payload, replay a kept day, list the sources.
 
-`ingest` and `replay` call plain functions (flows/backfill.py) rather than a Prefect flow: a
+`ingest` and `replay` call plain functions (warehouse/loading/backfill.py) rather than a Prefect flow: a
 one-file backfill should not wait for a Prefect server, and they share the nightly's single
 writer routine, so a file loads exactly as the live fetch of it would.
 """
@@ -31,9 +31,9 @@ def ingest(
     warehouse: Warehouse = None,
 ) -> None:
     """Parse a local copy of a source's payload, keep it under raw/, load it as observed on --date."""
-    from flows.backfill import NothingToDo, ingest_file
     from sources.raw_store import UnsafeName
     from sources.registry import UnknownSource
+    from warehouse.loading.backfill import NothingToDo, ingest_file
 
     when = parse_date(day) or _today()
     location = warehouse_location(data_dir, warehouse)
@@ -65,7 +65,7 @@ def replay(
     warehouse: Warehouse = None,
 ) -> None:
     """Rebuild a day's observations from the payloads kept under raw/, with no network."""
-    from flows.backfill import NothingToDo, replay_day
+    from warehouse.loading.backfill import NothingToDo, replay_day
 
     when = parse_date(day)
     location = warehouse_location(data_dir, warehouse)
@@ -168,8 +168,8 @@ def _echo_sources(summary: dict) -> None:
 def _refused_if_busy(action):
     """Run a writer action; a warehouse another run held for too long, or a folder it may not
     write, is one sentence, not a trace."""
-    from flows.backfill import CannotWrite
     from flows.console import not_writable, progress, unwritable_folder
+    from warehouse.loading.backfill import CannotWrite
     from warehouse.store.location import BadWarehouse
     from warehouse.store.write_session import WarehouseBusy
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from flows.writer import SourceLoad, parse_kept, write_run
 from sources import http, raw_store
 from sources.base import MissingKey, SourceError
 from sources.registry import spec_for
 from warehouse.loading.load import RunContext
+from warehouse.loading.writer import SourceLoad, parse_kept, write_run
 
 log = logging.getLogger("gpucalc.fetch")
 

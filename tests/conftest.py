@@ -138,8 +138,8 @@ def offline_data(tmp_path_factory) -> Path:
 
 
 def _build_offline(data: Path) -> dict:
-    from flows.writer import new_run_id, write_run
     from warehouse.loading.load import RunContext
+    from warehouse.loading.writer import new_run_id, write_run
     from warehouse.store import settings
 
     shutil.rmtree(data, ignore_errors=True)  # what a worker that failed here left

@@ -73,3 +73,13 @@ def test_no_module_is_imported_back_by_what_it_imports():
 
 def test_a_circle_is_found_when_there_is_one():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_flows_hold_no_sql_and_run_none():
+    """flows/ is Prefect and the command line: the warehouse's SQL and its writes live in warehouse/."""
+    import re
+
+    sql = re.compile(r"\b(select|insert into|delete from|create (or replace )?(table|view|macro))\b|\.execute\(", re.I)
+    found = [f"{path.name}:{number}" for path in sorted((ROOT / "flows").glob("*.py"))
+             for number, line in enumerate(path.read_text().splitlines(), 1) if sql.search(line)]
+    assert found == []

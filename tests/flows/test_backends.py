@@ -60,8 +60,8 @@ def night(request, tmp_path_factory) -> Night:
         result = nightly(run_date=OFFLINE_DAY, offline=True, data_dir=str(data), warehouse=warehouse)
         assert result["status"] == "success", result
     else:
-        from flows.writer import new_run_id, write_run
         from warehouse.loading.load import RunContext
+        from warehouse.loading.writer import new_run_id, write_run
 
         run = RunContext.new(new_run_id(OFFLINE_DAY), OFFLINE_DAY)
         assert write_run(warehouse, data, run, "offline", [], bundled_prices=True)["status"] == "success"

@@ -14,9 +14,9 @@ import subprocess
 from datetime import date
 from pathlib import Path
 
-from flows.backfill import ingest_file
 from tests.flows.cli_helpers import query
 from tests.flows.test_reliability import GPUCALC, hold_lock, write_quotes
+from warehouse.loading.backfill import ingest_file
 
 DAY = "2026-11-28"
 

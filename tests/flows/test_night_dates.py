@@ -12,9 +12,9 @@ import pytest
 import typer
 
 from flows.cli_app import parse_date
-from flows.writer import new_run_id, write_run
 from tests.flows.cli_helpers import gpucalc, query
 from warehouse.loading.load import RunContext
+from warehouse.loading.writer import new_run_id, write_run
 from warehouse.store import settings
 
 EARLY = date(2024, 9, 1)  # after 79 of the bundled benchmarks, before the other 70 and the snapshot

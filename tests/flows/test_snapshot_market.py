@@ -5,11 +5,11 @@ market, which the run's summary names. The snapshot holds 125 quotes, 25 of them
 
 from pathlib import Path
 
-from flows.backfill import ingest_file
-from flows.writer import new_run_id, write_run
 from tests.conftest import OFFLINE_DAY
 from tests.flows.cli_helpers import query
+from warehouse.loading.backfill import ingest_file
 from warehouse.loading.load import RunContext
+from warehouse.loading.writer import new_run_id, write_run
 from warehouse.store import settings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

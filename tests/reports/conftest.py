@@ -31,13 +31,13 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="session")
 def nights(request, tmp_path_factory):
-    from flows.backfill import ingest_file
     from flows.nightly import nightly
-    from flows.writer import new_run_id, parse_kept, write_run
     from reports.render import write_report
     from sources import raw_store
     from sources.base import Payload
+    from warehouse.loading.backfill import ingest_file
     from warehouse.loading.load import RunContext
+    from warehouse.loading.writer import new_run_id, parse_kept, write_run
     from warehouse.store import settings
 
     prefect_starting()  # it boots while night D1 is written

@@ -6,11 +6,11 @@ import tracemalloc
 from datetime import date
 from pathlib import Path
 
-from flows.writer import parse_kept
 from sources import raw_store
 from sources.base import Payload
 from sources.registry import spec_for
 from tests.flows.cli_helpers import gpucalc
+from warehouse.loading.writer import parse_kept
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 DAY = date(2026, 3, 1)

@@ -1,7 +1,7 @@
 """`gpucalc ingest` and `gpucalc replay`: load a local payload, or rebuild a kept day, offline.
 
 Both run the source's own `parse` (the one the live fetch feeds) on payloads kept under
-data/raw/<source>/<date>/ and hand the result to the single writer (`flows.writer`). Like
+data/raw/<source>/<date>/ and hand the result to the single writer (`warehouse.loading.writer`). Like
 the nightly run, an ingest loads everything kept for that source and day, not only the new
 file, so an ingest and a later replay of the day validate exactly the same batch (a quote
 given in two files of one day is one duplicate either way). Each load replaces only the
@@ -23,11 +23,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from flows.writer import SourceLoad, Unusable, new_run_id, parse_kept, write_run
 from sources import raw_store, skypilot
 from sources.base import Payload, SourceError
 from sources.registry import LIVE_NAMES, all_specs, check_provider, ingest_name, parse_one, resolve, spec_for
 from warehouse.loading.load import RunContext
+from warehouse.loading.writer import SourceLoad, Unusable, new_run_id, parse_kept, write_run
 from warehouse.store import settings
 from warehouse.store.location import parse
 from warehouse.store.write_session import JOURNAL_DIR, Holder
