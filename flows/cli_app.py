@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import functools
 import os
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from sources import clock
 
 # No phoning home: this runs on machines whose only network is the package registries.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -117,7 +119,7 @@ def parse_date(value: str | None, *, not_after_today: bool = True) -> date | Non
         day = date.fromisoformat(value)
     except ValueError as exc:
         raise typer.BadParameter(f"{value!r} is not a date in YYYY-MM-DD form", param_hint="--date") from exc
-    today = datetime.now(UTC).date()
+    today = clock.today()
     if not_after_today and day > today:
         raise typer.BadParameter(f"{value} is in the future (today is {today.isoformat()} UTC)", param_hint="--date")
     if not YEARS[0] <= day.year <= YEARS[1]:

@@ -73,7 +73,7 @@ def whatif(
     import json
 
     from reports.whatif_text import render
-    from warehouse.questions.scratch import today
+    from sources.clock import today
     from warehouse.questions.whatif_compare import answer
     from warehouse.questions.whatif_inputs import (
         Price,
@@ -131,8 +131,8 @@ def predict(
     """Predict benchmark results for every row of a CSV; rows it cannot model say why."""
     import polars as pl
 
+    from sources.clock import today
     from warehouse.questions.predict import predict as run_predict
-    from warehouse.questions.scratch import today
 
     if not cases.is_file():
         _refuse(f"{cases} is not a file" if cases.exists() else f"no file at {cases}", "usage")
@@ -177,8 +177,8 @@ def _refuse(message: str, status: str) -> None:
 def backtest(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
     """Leave-one-accelerator-out over the benchmark results: error per workload kind and GPU."""
     from reports.backtest_text import render
+    from sources.clock import today
     from warehouse.build.rebuild import rebuild_estimates
-    from warehouse.questions.scratch import today
 
     con = private_copy(data_dir, warehouse)
     rebuild_estimates(con, "backtest", today())

@@ -8,13 +8,14 @@ writer routine, so a file loads exactly as the live fetch of it would.
 from __future__ import annotations
 
 import os
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from flows.cli_app import EXIT, DataDir, Warehouse, app, echo_wait, parse_date, warehouse_location
+from sources import clock
 
 Day = Annotated[str | None, typer.Option("--date", help="Observation date, UTC (YYYY-MM-DD; default today).")]
 
@@ -35,7 +36,7 @@ def ingest(
     from sources.registry import UnknownSource
     from warehouse.loading.backfill import NothingToDo, ingest_file
 
-    when = parse_date(day) or _today()
+    when = parse_date(day) or clock.today()
     location = warehouse_location(data_dir, warehouse)
     try:
         outcome = _refused_if_busy(lambda: ingest_file(source, file, provider, when, data_dir, echo_wait, location))
@@ -88,7 +89,7 @@ def list_sources(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
     from sources.registry import ALIASES, all_specs
     from warehouse.loading.observations import STALE_AFTER_DAYS
 
-    today = _today()
+    today = clock.today()
     seen, note = _overview(warehouse_location(data_dir, warehouse), today)
     aliases = {canonical: alias for alias, canonical in ALIASES.items()}
     for name, spec in all_specs().items():
@@ -196,5 +197,3 @@ def _count(value) -> str:
     return "-" if value is None else str(value)
 
 
-def _today() -> date:
-    return datetime.now(UTC).date()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import UTC, date, datetime
+from datetime import date
 
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
@@ -11,6 +11,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from flows import console
 from flows.log_file import run_log_file
 from flows.tasks import FetchOutcome, fetch_source, publish_report, write_warehouse
+from sources import clock
 from sources.registry import pick_live
 from warehouse.loading.writer import new_run_id
 from warehouse.store import settings
@@ -30,7 +31,7 @@ def nightly(
     `warehouse` overrides GPUCALC_WAREHOUSE (a DuckDB file, ducklake:<catalog> or md:<db>).
     """
     logger = get_run_logger()
-    today = datetime.now(UTC).date()
+    today = clock.today()
     day = run_date or today
     if day > today:  # observations "made" in the future would stay fresh for years
         raise ValueError(f"run date {day.isoformat()} is in the future (today is {today.isoformat()} UTC)")

@@ -3,8 +3,9 @@ the catalog's sources (gpu_specs.md, modeling.md §5, efficiency.csv)."""
 
 import pytest
 
+from sources.clock import today
 from warehouse.build.rebuild import rebuild_estimates
-from warehouse.questions.scratch import scratch_copy, today
+from warehouse.questions.scratch import scratch_copy
 
 PEAK_BF16 = 504e12  # RTX PRO 6000 Blackwell WS dense BF16 (estimate, gpu_specs.md N11)
 # serving GEMM efficiency x producer stage factor; the factor comes from DFlash target prefill on

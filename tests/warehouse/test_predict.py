@@ -4,9 +4,10 @@ a reason, and GPU names are taken as people write them."""
 import polars as pl
 import pytest
 
+from sources.clock import today
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.questions.predict import predict
-from warehouse.questions.scratch import scratch_copy, today
+from warehouse.questions.scratch import scratch_copy
 
 CASES = pl.DataFrame(
     {

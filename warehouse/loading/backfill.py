@@ -20,10 +20,10 @@ import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 
-from sources import raw_store, skypilot
+from sources import clock, raw_store, skypilot
 from sources.base import Payload, SourceError
 from sources.registry import LIVE_NAMES, all_specs, check_provider, ingest_name, parse_one, resolve, spec_for
 from warehouse.loading.load import RunContext
@@ -63,7 +63,7 @@ class Outcome:
 
 def check_day(day: date) -> date:
     """A day to load as observed: never after today (UTC), which would make data "fresh" for years."""
-    today = datetime.now(UTC).date()
+    today = clock.today()
     if day > today:
         raise NothingToDo(f"{day.isoformat()} is in the future (today is {today.isoformat()} UTC)")
     return day

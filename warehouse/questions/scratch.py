@@ -7,11 +7,11 @@ run the same models there. Without a warehouse yet, the bundled data stands in.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
 from pathlib import Path
 
 import duckdb
 
+from sources import clock
 from warehouse.store import db
 from warehouse.store.reader import connect_reader
 
@@ -34,10 +34,6 @@ COPIED_TABLES = (
     "benchmark_result",
     "price_quote",
 )
-
-
-def today() -> date:
-    return datetime.now(UTC).date()
 
 
 def scratch_copy(warehouse: str | None, catalog_dir: Path | None = None) -> duckdb.DuckDBPyConnection:
@@ -121,7 +117,7 @@ def _load_catalog(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None):
     from warehouse.loading.load import RunContext
     from warehouse.loading.reference_load import load_reference
 
-    run = RunContext.new(SCRATCH_RUN, today())
+    run = RunContext.new(SCRATCH_RUN, clock.today())
     catalog, unreadable = load_catalog_with_yours(catalog_dir)
     load_reference(con, catalog, run, unreadable)
     return run
