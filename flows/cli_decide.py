@@ -37,9 +37,10 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print the choices as JSON,
 def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
     from reports.decision_text import render
     from warehouse.questions import decide
+    from warehouse.questions.whatif_inputs import pricing_bases
 
     named = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
-    rows = decide.choices(con, workload_id, decide.bases(pricing), named)
+    rows = decide.choices(con, workload_id, pricing_bases(pricing), named)
     workload = decide.workload_row(con, workload_id)
     refused = decide.refusals(con, workload_id, named)
     if as_json:
@@ -51,10 +52,10 @@ def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json:
 
 def _private_copy(data_dir, warehouse, ownership: dict[str, float]):
     """A private copy of the warehouse's inputs with the user's ownership terms applied."""
-    from warehouse.questions import decide
+    from warehouse.questions.whatif_inputs import apply_assumptions
 
     con = private_copy(data_dir, warehouse)
-    decide.apply_assumptions(con, ownership, "your flag")
+    apply_assumptions(con, ownership, "your flag")
     return con
 
 
@@ -84,10 +85,10 @@ def compare(
     """
     from sources.clock import today
     from warehouse.questions import decide
-    from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides
+    from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides, pricing_bases
 
     try:
-        decide.bases(pricing)
+        pricing_bases(pricing)
         ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)
         if ownership:
@@ -166,10 +167,10 @@ def serve(
     """
     from sources.clock import today
     from warehouse.questions import decide
-    from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides
+    from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides, pricing_bases
 
     try:
-        decide.bases(pricing)
+        pricing_bases(pricing)
         if (demand is None) == (requests_per_s is None):
             raise decide.DecideError("give the demand once: --demand TOKENS/S or --requests-per-s N")
         tokens_per_s = demand if demand is not None else requests_per_s * output_len

@@ -15,8 +15,8 @@ import duckdb
 import polars as pl
 
 from warehouse.build.rebuild import rebuild_estimates
+from warehouse.questions.whatif_inputs import check_dtype
 
-PRICING_BASES = ("on_demand", "spot", "reserved_1y", "reserved_3y", "owned")
 YOUR_SERVING = "your-serving"
 
 
@@ -45,23 +45,7 @@ class Demand:
             value = getattr(self, name)
             if value is not None and not value > 0:
                 raise DecideError(f"--{name.replace('_', '-')} must be above zero, got {value:g}")
-        if self.dtype not in ("fp4", "fp8", "bf16"):
-            raise DecideError(f"--dtype {self.dtype!r}: use fp4, fp8 or bf16")
-
-
-def bases(pricing: str) -> tuple[str, ...]:
-    if pricing == "all":
-        return PRICING_BASES
-    if pricing not in PRICING_BASES:
-        raise DecideError(f"pricing {pricing!r}: use one of {', '.join(PRICING_BASES)} or all")
-    return (pricing,)
-
-
-def apply_assumptions(con: duckdb.DuckDBPyConnection, overrides: dict[str, float], by: str) -> None:
-    """Replace assumption rows in a private copy (the nightly warehouse keeps the catalog's)."""
-    for name, value in overrides.items():
-        con.execute("delete from assumption where name = ?", [name])
-        con.execute("insert into assumption (name, value, unit, source) values (?, ?, '', ?)", [name, value, by])
+        check_dtype(self.dtype)
 
 
 def add_demand(con: duckdb.DuckDBPyConnection, demand: Demand) -> str:

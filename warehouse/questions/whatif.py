@@ -14,7 +14,7 @@ from datetime import date
 import duckdb
 
 from warehouse.build.rebuild import rebuild_estimates
-from warehouse.questions.whatif_inputs import SideSpec, WhatIfError
+from warehouse.questions.whatif_inputs import SideSpec, WhatIfError, apply_assumptions, check_dtype
 from warehouse.questions.whatif_price import PricePoint
 
 
@@ -98,17 +98,12 @@ def prepare(
     if workload is None:
         known = ", ".join(r[0] for r in con.execute("select workload_id from workload order by 1").fetchall())
         raise WhatIfError(f"unknown workload {workload_id!r}; known: {known}")
-    if dtype is not None and dtype not in ("fp4", "fp8", "bf16"):
-        raise WhatIfError(f"dtype {dtype!r}: use fp4, fp8 or bf16")
+    check_dtype(dtype)
     for spec in [baseline, *candidates]:
         if (spec.split or spec.drafter) and workload["kind"] != "role_pipeline":
             raise WhatIfError(f"{spec.label}: a role layout needs a role-pipeline workload; {workload_id} is "
                               f"{workload['kind']}")
-    for name, value in (ownership or {}).items():
-        # whatif's private copy only: the nightly warehouse keeps the catalog's assumptions
-        con.execute("delete from assumption where name = ?", [name])
-        con.execute("insert into assumption (name, value, unit, source) values (?, ?, '', 'gpucalc whatif')",
-                    [name, value])
+    apply_assumptions(con, ownership or {}, "gpucalc whatif")
     if units_per_token is not None:
         con.execute("update workload set units_per_token = ? where workload_id = ?", [units_per_token, workload_id])
     if measured_tokens_per_s and measured_days:

@@ -1,10 +1,13 @@
-"""What the user asks `gpucalc whatif` about: platforms, GPU counts, role layouts, prices, the
-price basis and the ownership assumptions, each checked before any work is done."""
+"""What the user asks the question commands (whatif, compare, serve) about: platforms, GPU counts,
+role layouts, prices, the price basis, the precision and the ownership assumptions, each checked
+before any work is done; and the one way an assumption is overridden in a private copy."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+import duckdb
 
 from sources.contracts import PRICING_MODELS
 
@@ -132,6 +135,22 @@ class SideSpec:
 
 
 PRICING_CHOICES = (*PRICING_MODELS, "all")
+
+
+DTYPES = ("fp4", "fp8", "bf16")
+
+
+def check_dtype(dtype: str | None) -> None:
+    """A precision to run in (None: each side's own)."""
+    if dtype is not None and dtype not in DTYPES:
+        raise WhatIfError(f"--dtype {dtype!r}: use {', '.join(DTYPES[:-1])} or {DTYPES[-1]}")
+
+
+def apply_assumptions(con: duckdb.DuckDBPyConnection, overrides: dict[str, float], by: str) -> None:
+    """Replace assumption rows in a private copy (the nightly warehouse keeps the catalog's)."""
+    for name, value in overrides.items():
+        con.execute("delete from assumption where name = ?", [name])
+        con.execute("insert into assumption (name, value, unit, source) values (?, ?, '', ?)", [name, value, by])
 
 
 def pricing_bases(pricing: str) -> tuple[str, ...]:
