@@ -3,7 +3,8 @@ that keeps one, or a warehouse that lacks their tables (warehouse/build/rebuild.
 
 from datetime import date
 
-from warehouse.build.rebuild import SNAPSHOT_MODELS, rebuild_estimates, snapshot_tables, snapshot_views
+from warehouse.build.manifest import manifest
+from warehouse.build.rebuild import rebuild_estimates, snapshot_tables, snapshot_views
 from warehouse.store import db
 
 DAY = date(2026, 11, 29)
@@ -15,13 +16,12 @@ def _snapshot_tables() -> set[str]:
 
 def test_the_snapshots_are_the_last_models_and_each_makes_its_table_or_view():
     names = [file for file, _ in db.model_files()]
-    snapshots = [name for name in names if name.startswith(SNAPSHOT_MODELS)]
+    snapshots = list(manifest().snapshots)
     assert snapshots and names[-len(snapshots):] == snapshots  # nothing after them is skipped with them
-    tables, views = SNAPSHOT_MODELS
-    assert _snapshot_tables() == {name.removesuffix(".sql").removeprefix(tables)
-                                  for name in snapshots if name.startswith(tables)}
-    assert snapshot_views(db.model_files()) == {name.removesuffix(".sql").removeprefix(views)
-                                                for name in snapshots if name.startswith(views)} == {"night_option"}
+    assert _snapshot_tables() == {name.removesuffix(".sql").removeprefix("095_")
+                                  for name in manifest().snapshot_tables}
+    assert snapshot_views(db.model_files()) == {name.removesuffix(".sql").removeprefix("096_")
+                                                for name in manifest().snapshot_views} == {"night_option"}
 
 
 def test_a_rebuild_that_keeps_no_snapshot_still_makes_the_tables_then_leaves_them_be():

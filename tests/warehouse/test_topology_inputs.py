@@ -12,6 +12,7 @@ from tests.warehouse.test_decisions import _quote
 from tests.warehouse.test_serving_physics import _catalog
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame
 from warehouse.build import topology_inputs
+from warehouse.build.manifest import manifest
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.loading.load import RunContext, load_benchmarks
 from warehouse.loading.reference_load import load_reference
@@ -105,7 +106,7 @@ def test_any_change_to_what_the_topology_models_read_computes_them_again(toy):
 
 def test_the_topology_models_read_no_price_run_or_log():
     topology, priced = topology_inputs.split(db.model_files())
-    assert topology and priced and priced[0][0].startswith(topology_inputs.FIRST_PRICED_MODEL)
+    assert topology and priced and priced[0][0] == manifest().priced[0]
     forbidden = {*topology_inputs.NOT_TOPOLOGY_INPUTS, *topology_inputs.NOT_TOPOLOGY_COLUMNS,
                  "run_context", "run_date"}
     macros = [(name, sql) for name, sql in db.schema_files() if "macro" in sql]

@@ -8,6 +8,7 @@ from datetime import date
 import duckdb
 
 from warehouse.build import night_option_split, topology_cache, topology_inputs
+from warehouse.build.manifest import manifest
 from warehouse.store.db import defined_by, model_files, objects, transaction
 
 
@@ -20,6 +21,7 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
     the report snapshots only on a night that keeps one.
     """
     models = model_files()
+    manifest().check(models)
     topology, priced = topology_inputs.split(models)
     with transaction(con):
         con.execute(
@@ -47,27 +49,26 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
     return counts
 
 
-# The report snapshots (094_night_guard.sql): each 095_ file makes its table if missing, then
-# deletes and inserts tonight's rows only when night_snapshot_wanted(); each 096_ file is a view
-# that reads them whole (night_option). They are the last models.
-SNAPSHOT_MODELS = ("095_", "096_")
+# The report snapshots (094_night_guard.sql, warehouse/models/manifest.toml): each of the
+# manifest's snapshot tables makes its table if missing, then deletes and inserts tonight's rows
+# only when night_snapshot_wanted(); its snapshot views read them whole (night_option).
 SNAPSHOT_TABLE = re.compile(r"^create table if not exists (\w+)", re.M)
 
 
 def _split_snapshots(models: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    snapshots = [m for m in models if m[0].startswith(SNAPSHOT_MODELS)]
-    return [m for m in models if not m[0].startswith(SNAPSHOT_MODELS)], snapshots
+    declared = manifest()
+    return declared.pick(models, declared.priced), declared.pick(models, declared.snapshots)
 
 
 def snapshot_tables(models: list[tuple[str, str]]) -> set[str]:
     """The tables the snapshot files among `models` make."""
-    return {name for file, sql in models if file.startswith(SNAPSHOT_MODELS) for name in SNAPSHOT_TABLE.findall(sql)}
+    return {name for _file, sql in manifest().pick(models, manifest().snapshot_tables)
+            for name in SNAPSHOT_TABLE.findall(sql)}
 
 
 def snapshot_views(models: list[tuple[str, str]]) -> set[str]:
     """The views over them the snapshot files among `models` make."""
-    return {name for kind, name in defined_by([m for m in models if m[0].startswith(SNAPSHOT_MODELS)])
-            if kind == "view"}
+    return {name for kind, name in defined_by(manifest().pick(models, manifest().snapshot_views)) if kind == "view"}
 
 
 def _snapshots_to_take(con: duckdb.DuckDBPyConnection, snapshots: list[tuple[str, str]],

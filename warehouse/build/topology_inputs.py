@@ -17,9 +17,9 @@ import re
 
 import duckdb
 
+from warehouse.build.manifest import manifest
 from warehouse.store.db import defined_by, objects, schema_files
 
-FIRST_PRICED_MODEL = "065"  # models from here on read the run, the prices or the topology's result
 # Base tables the topology models never read: what a price load, a run or its log writes, and
 # the history the later models keep.
 NOT_TOPOLOGY_INPUTS = frozenset({
@@ -37,9 +37,9 @@ ASSUMED = re.compile(r"assume\('(\w+)'\)")
 
 
 def split(models: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """The topology models and the rest, in order."""
-    first = [m for m in models if m[0] < FIRST_PRICED_MODEL]
-    return first, models[len(first):]
+    """The topology models (the manifest's layouts) and the rest, in order."""
+    declared = manifest()
+    return declared.pick(models, declared.layouts), declared.pick(models, declared.priced + declared.snapshots)
 
 
 def input_tables(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> list[str]:
