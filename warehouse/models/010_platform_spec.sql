@@ -1,3 +1,4 @@
+-- grain: one row per platform
 -- platform_spec: every platform with its GPU's peaks (held under the board's power cap), the
 -- family's default efficiencies, and its links per direction with how collectives use them.
 create or replace table platform_spec as

@@ -1,3 +1,4 @@
+-- grain: one row per workload
 -- workload_spec: every workload with its model's shape, the MoE split of its parameters
 -- (always-active vs routed experts) and its attention costs per cached token.
 create or replace table workload_spec as

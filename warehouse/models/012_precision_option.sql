@@ -1,3 +1,4 @@
+-- grain: one row per workload x dtype
 -- The precisions each workload is modelled in: its own dtype (what estimates use), every
 -- precision a benchmark of it declares (so calibration compares like with like), and any
 -- precision asked for by `gpucalc predict` (model_request).

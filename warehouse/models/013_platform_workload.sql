@@ -1,3 +1,4 @@
+-- grain: one row per platform x workload x dtype
 -- platform_workload: per platform x workload x precision, the format the GEMMs really run in
 -- (a GPU without FP4/FP8 falls back to a wider one) with its peak and efficiencies, and the
 -- format of everything that does not run in FP4: attention (FP8 attention and KV cache where

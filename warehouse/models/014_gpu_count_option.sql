@@ -1,3 +1,4 @@
+-- grain: one row per platform x n (GPU count)
 -- GPU counts to enumerate: powers of two, whole nodes in powers of two, and every count a
 -- benchmark result or a prediction request uses on that platform's GPU (so calibration and
 -- predictions compare like with like).

@@ -1,3 +1,4 @@
+-- grain: one row per workload x global_batch
 -- convergence_curve: for every global batch between a workload's smallest and largest MLPerf
 -- reference point, the samples it takes to converge, interpolated log-log between the two
 -- nearest points (RCPs grow sub-linearly with the batch: LoRA needs 3.5x the samples at 16x

@@ -1,3 +1,4 @@
+-- grain: one row per training workload x platform x dtype (job_id)
 -- training_job: a training workload on a platform in a precision, with everything about it that
 -- does not depend on its layout, joined once here rather than once per layout (millions at
 -- scale, docs/scale.md), and a number (`job_id`, in name order) by which the layouts are

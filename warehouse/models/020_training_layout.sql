@@ -1,3 +1,4 @@
+-- grain: one row per job_id x n_gpus x tp x cp x pp x vp x full_recompute x fsdp (dp and global_batch follow)
 -- training_layout: pretraining and full or LoRA fine-tuning (training_job) on every GPU count,
 -- as every tensor x context x pipeline (x interleaved stages) x data-parallel split, recompute
 -- policy (full_recompute) and data-parallel sharding (fsdp: FSDP/ZeRO-3, else ZeRO-1), with

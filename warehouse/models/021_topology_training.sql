@@ -1,3 +1,4 @@
+-- grain: one row per training workload x platform x dtype x n_gpus x tp x cp x pp x vp x recompute x sharding
 -- topology_training: every training layout (training_layout) with its job's names, the layout's
 -- name and what limits its step: the view to read when asking why a layout won or lost.
 create or replace view topology_training as

@@ -1,3 +1,4 @@
+-- grain: one row per training workload x platform x dtype x n_gpus x global_batch
 -- training_option: per training workload x platform x precision x GPU count x global batch,
 -- the layout that finishes the job first, or, when none fits, the one needing the least
 -- memory, to say why. Equal times go to the plainest layout: selective recompute before full

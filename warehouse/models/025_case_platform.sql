@@ -1,3 +1,4 @@
+-- grain: one row per case: benchmark_result (source x source_ref x source_row) with value > 0, or case_index
 -- case_platform: every measured result (benchmark_result) and every case `gpucalc predict`
 -- asks about (model_request) on the platform its layout is modelled on: of the platforms of the
 -- case's GPU, the smallest node that holds the case's GPUs per node (else the largest node),

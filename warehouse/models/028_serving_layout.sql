@@ -1,3 +1,4 @@
+-- grain: one row per serving workload x platform x dtype x family x tp x pp x ep x disagg
 -- serving_layout: every serving layout (family, tp, pp, ep, colocated or prefill-disaggregated)
 -- of every serving workload on every platform, with everything about it that does not depend
 -- on its batch, what each op of a decode step costs per sequence, and the system it is

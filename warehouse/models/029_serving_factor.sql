@@ -1,3 +1,4 @@
+-- grain: one row per serving workload x platform x n_gpus x case_index (created empty here)
 -- serving_factor: the calibration factor serving layouts are chosen under. Empty (factor 1)
 -- for the first choice, which calibration is computed from; 063_serving_factor_calibrated
 -- fills it, and the layouts are chosen again so the published, calibrated throughput still

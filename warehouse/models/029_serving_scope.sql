@@ -1,3 +1,4 @@
+-- grain: one row per serving workload x platform (the cases' platforms only)
 -- serving_scope: the workload x platform pairs a serving pass times. The first, uncalibrated
 -- pass is read only where calibration compares the model with a measurement and where
 -- `gpucalc predict` asks (case_layout), so it times only those cases' platforms;

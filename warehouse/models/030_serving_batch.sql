@@ -1,3 +1,4 @@
+-- grain: one row per serving workload x platform x dtype x family x tp x pp x ep x disagg x case_index x b_gpu
 -- serving_batch: every batch of every serving layout (serving_layout) in serving_scope that
 -- fits in memory (and batch 1 of every layout, to say why when none does), timed per GPU and
 -- op by op (each op its own roofline, then summed; modeling.md §2), with its memory fit, at

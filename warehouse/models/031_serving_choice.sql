@@ -1,3 +1,4 @@
+-- grain: one row per serving workload x platform x dtype x n_gpus x case_index (a predict case: x scaleup_group)
 -- serving_choice: per serving layout, the batch with the most throughput that fits and meets
 -- the latency limits under the calibration factor in `serving_factor`, deployed as one system
 -- full of replicas (or one replica spanning systems), or, for a job without a demand, as whole

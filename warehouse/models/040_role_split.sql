@@ -1,3 +1,4 @@
+-- grain: one row per role-pipeline workload x platform x dtype x placement
 -- role_split: what each role of a role pipeline costs on one GPU of every platform. A role
 -- pipeline (DFlash drafter training) has two roles: the frozen target's forward makes hidden
 -- states (the producer), the drafter trains on them (the consumer). One row per workload x

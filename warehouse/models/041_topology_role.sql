@@ -1,3 +1,4 @@
+-- grain: one row per role-pipeline workload x platform x dtype x placement x n_gpus x producers x consumer_platform_id
 -- topology_role: every way of placing a role pipeline's roles (role_split) on GPUs, with the
 -- rate of each stage and the slowest one. Placements:
 --   split         P target GPUs + C drafter GPUs of one platform. Inside one node (or scale-up

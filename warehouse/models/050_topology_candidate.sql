@@ -1,3 +1,4 @@
+-- grain: one row per workload x platform x dtype x n_gpus x global_batch (training) x producers (role pipelines)
 -- topology_candidate: every kind of workload in one shape, at the default efficiencies (before
 -- calibration): per workload x platform x GPU count, the layouts that fit, or the refusal
 -- (training: the best of each global batch already, training_option).

@@ -1,3 +1,4 @@
+-- grain: one row per workload x platform x dtype x n_gpus x global_batch (training) x producers (role pipelines)
 -- topology_option: per workload x platform x precision x GPU count, the layout that finishes
 -- the job first for each global batch (training) and role split (role pipelines), or, when
 -- none fits, the one needing the least memory, to say why. Materialised once: the published

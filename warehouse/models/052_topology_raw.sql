@@ -1,3 +1,4 @@
+-- grain: one row per workload x platform x dtype x n_gpus
 -- topology_raw: per workload x platform x precision x GPU count, the layout that finishes the
 -- job first (for most jobs the fastest; a training job whose batch grows with data
 -- parallelism also needs more samples to converge), or, when none fits, the refusal. A view:

@@ -1,3 +1,4 @@
+-- grain: one row per case of case_platform (source x source_ref x source_row, or case_index) a layout matches
 -- case_layout: the modelled layout for every measured result (benchmark_result) and every
 -- case `gpucalc predict` asks about (model_request), matched by one rule so a prediction is
 -- made exactly as the calibration point of the same measurement:

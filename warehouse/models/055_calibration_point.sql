@@ -1,3 +1,4 @@
+-- grain: one row per benchmark_result (source x source_ref x source_row) with value > 0 whose layout fits
 -- calibration_point: every benchmark result set against the model's layout for it
 -- (case_layout: the same workload, GPU, precision and GPU count; training compared on time to
 -- train, since a larger batch needs more samples). ratio = measured / modelled rate. Only each

@@ -1,3 +1,4 @@
+-- grain: one row per latency-limited latest serving point x colocated layout (family x tp x pp x ep) x b_gpu
 -- calibration_rates: for every latest serving result measured under latency limits (Server,
 -- Interactive), every batch of the case's layouts (case_layout's rule: serving_case_fits, its
 -- precision) with the factor from which it meets the limits (min_factor: latency_min_factor,

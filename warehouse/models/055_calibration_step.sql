@@ -1,3 +1,4 @@
+-- grain: one row per latest serving point under latency limits (source x source_ref x source_row)
 -- calibration_step: for every latest serving result measured under latency limits (Server,
 -- Interactive), the factor at which the calibrated serving choice reproduces it. A factor
 -- slows every step, so under latency limits the batch shrinks with it and the rate falls

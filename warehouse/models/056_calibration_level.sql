@@ -1,3 +1,4 @@
+-- grain: one row per latest calibration point (source x source_ref x source_row) x level (1-8)
 -- calibration_level: every latest point at every level of calibration, from the measurement
 -- itself to the kind of workload on other accelerators; each row carries the keys the level
 -- matches on (null: matches anything). `kind` holds the scenario kind at levels 5-6 and the

@@ -1,3 +1,4 @@
+-- grain: one row per level x workload_id x gpu_id x gpu_count x family x kind (the level's keys; null = any)
 -- calibration: the factor of every level and key: the geometric mean of its points' ratios,
 -- without the points of accelerators `gpucalc predict --holdout` holds out (holdout_gpu).
 create or replace table calibration as

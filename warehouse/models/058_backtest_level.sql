@@ -1,3 +1,4 @@
+-- grain: one row per latest calibration point (source x source_ref x source_row) x level (2-8) it can learn from
 -- backtest_level: every latest point predicted at every level it could be calibrated at
 -- without its own measurement: level 2 from the same GPU at other GPU counts, levels 3-8 from
 -- other accelerators only (leave one accelerator out), as an estimate for a GPU with no

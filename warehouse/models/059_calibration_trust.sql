@@ -1,3 +1,4 @@
+-- grain: one row per level x kind (the workload kind; serving with its scenario)
 -- calibration_trust: whether a level of calibration helps a kind of workload. It does when,
 -- over at least min_backtest_points (5) held-out points, its median error beats the
 -- uncalibrated model's on the same points; otherwise estimates skip it (a factor learnt from

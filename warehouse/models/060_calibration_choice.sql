@@ -1,3 +1,4 @@
+-- grain: one row per workload x platform x n_gpus (gpu_id follows from the platform)
 -- calibration_choice: the factor each estimate (workload x platform x GPU count) uses: the
 -- measurement of that very deployment, else the most specific level the backtest trusts for
 -- its kind of workload, else none (the documented efficiencies alone). A serving result is a

@@ -1,3 +1,4 @@
+-- grain: one row per latest calibration point (source x source_ref x source_row)
 -- backtest: every latest point as the estimate of a GPU that was never measured would be made:
 -- the most specific trusted level from other accelerators (levels 3-8), next to the
 -- uncalibrated model and the in-sample fit of its own measurement (its ratio, which reproduces

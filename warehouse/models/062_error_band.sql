@@ -1,3 +1,4 @@
+-- grain: one row per workload kind x level (0-8)
 -- error_band: the error an estimate carries, from the points it rests on, per kind of workload
 -- and level of calibration: a measured count, the repeat spread of its measurements; a
 -- calibrated level, that level's held-out error; no calibration, the uncalibrated model's error

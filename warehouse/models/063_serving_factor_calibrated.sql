@@ -1,3 +1,4 @@
+-- grain: one row per serving workload x platform x n_gpus x case_index (null: the estimates' factor)
 -- serving_factor, calibrated: the factor each serving estimate publishes, so the serving choice
 -- is made again with calibrated step times (064_topology_serving_calibrated). A serving case
 -- `gpucalc predict` asks about takes, on every system size of its platform, that size's factor

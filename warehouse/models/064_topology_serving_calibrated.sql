@@ -1,3 +1,4 @@
+-- grain: one row per serving workload x platform x dtype x n_gpus x case_index (a predict case: x scaleup_group)
 -- topology_serving_calibrated: the serving choice under the calibrated factors: throughput,
 -- TTFT and TPOT as published, the batch chosen so the calibrated numbers meet the limits. Rows
 -- with a case_index are the cases `gpucalc predict` asks about, each under its own factor

@@ -1,3 +1,4 @@
+-- grain: one row per workload x platform x n_gpus (topology_id; the workload's own dtype)
 -- topology_estimate: calibrated physics per workload x platform x GPU count: throughput, time
 -- to finish, GPU-hours and energy, with the calibration it rests on and its error band.
 -- Serving rows come from the calibrated serving choice, whose batch already meets the

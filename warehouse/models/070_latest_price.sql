@@ -1,3 +1,4 @@
+-- grain: one row per quote: source x provider x region x zone x instance_type x pricing
 -- latest_price: the latest observation of every quote up to the run date (price_option adds
 -- ownership as a price and what each provider can realise).
 

@@ -1,3 +1,4 @@
+-- grain: one row per quote_id: a latest_price quote (no 'lowest' listing), or a platform's owned row
 -- price_option: every price an estimate may use tonight, on its own basis (on_demand, spot,
 -- reserved_1y, reserved_3y, owned), with what the provider can realise: the largest cluster
 -- it advertises for the GPU and the interconnect between its instances (provider_capacity;

@@ -1,3 +1,4 @@
+-- grain: one row per gpu x platform_id x gpus_per_instance x pricing x (interconnect = 'none') x capacity_gpus
 -- price_group: the quotes every topology judges alike, one row each: the same GPU, platform (or
 -- any), GPUs per instance, basis, whether instances can be linked, and advertised cluster size.
 -- Those are all a quote's fields that decide which topologies it can realise, how many

@@ -1,3 +1,4 @@
+-- grain: a macro, one row per feasible topology_id x quote_id (a row of its input `quotes` that can realise it)
 -- quote_pairs(quotes): every feasible topology with every quote of the table named `quotes`
 -- (price_option, or price_group's one quote per group of quotes alike) that can realise it, on
 -- the quote's own basis (on-demand, spot, reserved, owned: never mixed), narrow: the ids of the

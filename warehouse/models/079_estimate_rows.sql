@@ -1,3 +1,4 @@
+-- grain: a macro, one row per topology_id x quote_id pair of its input `pairs`
 -- estimate_rows(pairs): the full estimate row of each (topology_id, quote_id) pair in the
 -- table named `pairs` (estimate_pair, or the pairs a mart keeps): time, GPU-hours and energy
 -- with spot restarts, cost per hour, per job and per million tokens delivered (a serving

@@ -1,3 +1,4 @@
+-- grain: one row per gpu x pricing
 -- Marts people query by hand and the report reads.
 
 -- Cheapest price per GPU-hour tonight, per accelerator and pricing model.

@@ -1,3 +1,5 @@
+-- grain (estimate_best_pair): one row per topology_id x pricing (a topology: workload x platform x n_gpus)
+-- grain (estimate_best): one row per workload x platform x n_gpus x pricing
 -- estimate_best: the cheapest quote per workload x platform x GPU count x price basis, ranked
 -- over narrow pairs (one hash aggregate on numbers) and built as full rows for the winners
 -- only. A topology is one workload x platform x GPU count (topology_estimate has one row per

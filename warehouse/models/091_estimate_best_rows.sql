@@ -1,3 +1,4 @@
+-- grain: a macro, one row per topology_id x quote_id pair of its input `kept` found in estimate_best_pair
 -- estimate_best_rows(kept): the estimate_best rows of the pairs named in the table `kept`
 -- (its topology_id and quote_id). A mart ranks on the few columns of estimate_best it compares
 -- (the view computes no other) and builds whole rows for its winners only: building them for

@@ -1,3 +1,4 @@
+-- grain: one row per workload x platform x n_gpus x pricing on its workload x pricing's time/cost frontier
 -- Per workload and price basis (bases are never mixed), options no other option beats on both
 -- time and cost: an option is dominated when a faster one costs no more, or one no slower
 -- costs less, i.e. two running minima of cost over the options in order of time (one sort per

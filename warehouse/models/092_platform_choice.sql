@@ -1,3 +1,4 @@
+-- grain: one row per job workload x platform x pricing
 -- platform_choice: per job, platform and price basis, the option to take: the cheapest (a
 -- deployment wider than one instance on a provider that publishes no cluster size only where
 -- nothing surer exists; ties: the faster, then GPU count and provider). Buying

@@ -1,3 +1,4 @@
+-- grain: one row per serving workload x API provider (api_price row of its model)
 -- The managed-API baseline for every serving workload: what a provider charges per million
 -- OUTPUT tokens once the workload's input tokens are paid for too, next to tonight's cheapest
 -- self-hosted or rented option for the same workload.

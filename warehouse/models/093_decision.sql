@@ -1,3 +1,4 @@
+-- grain: one row per job workload x choice x pick
 -- decision: what to do for each job, one row per choice, each on its own price basis (never
 -- the cheapest of several bases mixed): rent on-demand (the fastest and the cheapest option),
 -- rent spot, rent reserved, buy, and for serving the managed API. Buying states the

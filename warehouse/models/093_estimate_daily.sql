@@ -1,3 +1,4 @@
+-- grain (estimate_daily): one row per run_date x workload x platform x pricing (this file writes tonight's)
 -- Tonight's best option per workload x platform x pricing, kept day by day so the report
 -- can say what changed since yesterday. Ranked on the columns the choice compares; the
 -- winners' rows built after (estimate_best_rows).

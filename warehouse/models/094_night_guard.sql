@@ -1,3 +1,6 @@
+-- grain (night_snapshot_wanted): a scalar macro
+-- grain (night_run_date): a scalar macro
+-- grain (night_run_id): a scalar macro
 -- Report snapshots (095_night_*.sql): what each night's report shows, kept per run date so
 -- `gpucalc report --date D` rebuilds D's report byte for byte after later nights, ingests and
 -- replays have changed the live tables. Only a nightly run (mode online or offline) whose date

@@ -1,3 +1,4 @@
+-- grain: one row per run_date x latest calibration point (source x source_ref x source_row)
 -- The night's leave-one-accelerator-out backtest, point by point (061_backtest.sql).
 create table if not exists night_backtest (
     run_date date,

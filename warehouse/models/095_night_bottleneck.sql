@@ -1,3 +1,4 @@
+-- grain: one row per run_date x platform x bottleneck
 -- The bottleneck mix per platform that night: how many feasible topologies (every workload and
 -- GPU count) each stage limits.
 create table if not exists night_bottleneck (

@@ -1,3 +1,4 @@
+-- grain: one row per run_date x workload x platform x n_gpus
 -- The calibration every estimate used that night (calibration_choice, per workload, platform
 -- and GPU count): level, factor, basis and how many benchmark points it pools.
 create table if not exists night_calibration (

@@ -1,3 +1,4 @@
+-- grain: one row per run_date x job workload x choice x pick
 -- The night's decision per job (093_decision): rent on-demand, rent spot, rent reserved, buy,
 -- the managed API and a measured baseline, each on its own price basis, as the headline of
 -- the night's report says it.

@@ -1,3 +1,4 @@
+-- grain: one row per run_date x workload kind x level
 -- The night's error band per workload kind and confidence (error_band).
 create table if not exists night_error_band (
     run_date date,

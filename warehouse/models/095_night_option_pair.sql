@@ -1,3 +1,4 @@
+-- grain: one row per run_date x workload x platform x n_gpus x pricing (a topology_id x quote_id pair)
 -- The night's options (the view night_option, 096_night_option.sql): per workload x platform x
 -- GPU count x pricing, the cheapest quote (estimate_best: ties broken by provider, region,
 -- zone, instance type and source, so two runs on the same data keep the same row), as the

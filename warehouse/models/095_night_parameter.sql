@@ -1,3 +1,4 @@
+-- grain: one row per run_date x scope x subject x name
 -- The documented defaults the night's estimates rested on, one value per row: efficiency per
 -- accelerator family (every column of efficiency_default), stage factors, and assumptions.
 create table if not exists night_parameter (

@@ -1,3 +1,4 @@
+-- grain: one row per run_date x quote (source x provider x region x zone x instance_type x pricing) x observed_at
 -- The price history each night knew, kept as changes: a row for every quote-day observation
 -- (observed_at <= the night) that is new or different since the earlier nights' rows, and a
 -- row with null prices for one that has gone (a reload replaced it). The prices night D knew

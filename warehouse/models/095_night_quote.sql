@@ -1,3 +1,4 @@
+-- grain: one row per run_date x quote_id
 -- The quotes the night's options were priced with (night_option_pair), once each.
 create table if not exists night_quote (
     run_date date,

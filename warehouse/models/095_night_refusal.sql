@@ -1,3 +1,4 @@
+-- grain: one row per run_date x refused workload x platform x n_gpus
 -- Every layout refused that night (does not fit in memory, or cannot meet the latency limits),
 -- with the reason and the smallest GPU count of that platform that does fit, if any.
 create table if not exists night_refusal (

@@ -1,3 +1,4 @@
+-- grain: one row per run_date x source x target_table x rule x gpu_name (null but for unknown_gpu)
 -- What the night's run rejected, per source, table and rule (rejected_row keeps every row; a
 -- later reload of a payload replaces its rejects there, not here).
 create table if not exists night_rejected (

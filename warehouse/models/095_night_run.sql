@@ -1,3 +1,4 @@
+-- grain: one row per run_date
 -- One row per night that kept a report snapshot: the night the report of run_date describes.
 create table if not exists night_run (
     run_date date,

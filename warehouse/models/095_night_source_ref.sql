@@ -1,3 +1,4 @@
+-- grain: one row per run_date x input x source x source_ref
 -- Where every input of the night came from: each price and benchmark source reference with its
 -- rows, and each reference the catalog tables cite (their `source` columns list several,
 -- separated by ';').

@@ -1,3 +1,4 @@
+-- grain: one row per run_date x topology_id (workload x platform x n_gpus)
 -- The topologies of the night's options (night_option_pair), once each: what the workload
 -- runs as on the platform at that GPU count, its layout split, throughput and calibration.
 create table if not exists night_topology (

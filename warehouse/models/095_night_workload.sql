@@ -1,3 +1,4 @@
+-- grain: one row per run_date x workload
 -- The night's workloads as the report names them, with the cheapest managed-API baseline of
 -- each serving workload (ties: provider name).
 create table if not exists night_workload (
