@@ -1,7 +1,7 @@
 """What an owned system costs per useful hour, for quotes that give ownership terms.
 
-One formula and one set of defaults: the formula is the warehouse's SQL macro
-(warehouse/schema/021_ownership.sql), evaluated here by DuckDB, and terms a row leaves out take
+One formula and one set of defaults: the formula is a SQL macro (sources/data/ownership.sql,
+which the warehouse applies with its schema), evaluated here by DuckDB, and terms a row leaves out take
 the catalog's assumptions (pue, colo_usd_per_kw_month, ownership_utilization), as the catalog's
 own platforms do.
 """
@@ -31,10 +31,19 @@ def defaults() -> dict[str, float]:
     return {field: float(assumptions[name]) for field, name in DEFAULT_ASSUMPTION.items()}
 
 
+# Its place among the warehouse's schema files: after the physics macros it may one day call.
+SCHEMA_NAME = "021_ownership.sql"
+
+
+def macro_sql() -> str:
+    """The owned_usd_per_hour macro, as both this module and the warehouse's schema run it."""
+    return resources.files("sources").joinpath("data/ownership.sql").read_text()
+
+
 @cache
 def _formula() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(":memory:")
-    con.execute(resources.files("warehouse").joinpath("schema/021_ownership.sql").read_text())
+    con.execute(macro_sql())
     return con
 
 

@@ -36,7 +36,10 @@ def _sql_files(folder: str) -> list[tuple[str, str]]:
 
 
 def schema_files() -> list[tuple[str, str]]:
-    return _sql_files("schema")
+    """The schema's SQL files in order, the ownership macro that sources/ shares among them."""
+    from sources import ownership
+
+    return sorted([*_sql_files("schema"), (ownership.SCHEMA_NAME, ownership.macro_sql())])
 
 
 def model_files() -> list[tuple[str, str]]:
