@@ -65,7 +65,7 @@ def fail(error: BaseException, hint: str, verbose: bool, code: int = 1) -> NoRet
         Console(stderr=True).print(Traceback.from_exception(type(error), error, error.__traceback__))
     from warehouse.store.location import redact
 
-    first = redact(disk_full(error) or (str(error).strip().splitlines() or [type(error).__name__])[0])
+    first = redact(disk_full(error) or first_line(error))
     typer.echo(f"error: {first}", err=True)
     typer.echo(f"hint: {hint}", err=True)
     raise typer.Exit(code) from error
@@ -81,8 +81,12 @@ def after_the_write(what: str) -> Iterator[None]:
     try:
         yield
     except Exception as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise AfterTheWrite(f"the warehouse has the run's data, but {what} failed: {first}") from exc
+        raise AfterTheWrite(f"the warehouse has the run's data, but {what} failed: {first_line(exc)}") from exc
+
+
+def first_line(error: BaseException) -> str:
+    """An error's first line, or its type's name where it says nothing."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def disk_full(error: BaseException) -> str | None:

@@ -75,6 +75,9 @@ class SourceSpec:
     # Sources whose payloads are built from a local path rather than read as one file
     # (an MLPerf results checkout): path -> payloads, as the live fetch would keep them.
     from_path: Callable[..., list[Payload]] | None = None
+    # Sources whose local files describe one provider: (file, payload) -> why the file is not
+    # `payload.provider`'s (one sentence), or None; `ingest` refuses such a file before keeping it.
+    wrong_provider: Callable[..., str | None] | None = None
 
 
 def file_only(name: str, ingest_as: str | None = None) -> Callable[..., list[Payload]]:

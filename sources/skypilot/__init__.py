@@ -254,4 +254,5 @@ SPEC = SourceSpec(
     fetch=fetch,
     parse=parse,
     max_bytes=MAX_BYTES,
+    wrong_provider=wrong_cloud,
 )

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
-from sources import clock, raw_store, skypilot
+from sources import clock, raw_store
 from sources.base import Payload, SourceError
 from sources.registry import LIVE_NAMES, all_specs, check_provider, ingest_name, parse_one, resolve, spec_for
 from warehouse.loading.load import RunContext
@@ -31,10 +31,6 @@ from warehouse.loading.writer import SourceLoad, Unusable, new_run_id, parse_kep
 from warehouse.store import settings
 from warehouse.store.location import parse
 from warehouse.store.write_session import JOURNAL_DIR, Holder
-
-# Sources whose files name the provider they describe, and how to tell one saved from another
-# provider: (local file, payload) -> why it is not `payload.provider`'s, or None.
-PROVIDER_CHECKS: dict[str, Callable[[Path, Payload], str | None]] = {"skypilot": skypilot.wrong_cloud}
 
 
 class NothingToDo(Exception):
@@ -146,7 +142,7 @@ def check_writable(data_dir: Path, warehouse: str, *folders: Path) -> None:
 
 def _check_provider(name: str, file: Path, payloads: list[Payload]) -> None:
     """A file of another provider than the one named is refused before anything is kept or loaded."""
-    check = PROVIDER_CHECKS.get(name)
+    check = spec_for(name).wrong_provider
     if check is None or file.is_dir():
         return
     for payload in payloads:

@@ -118,11 +118,13 @@ def _with_kept_order(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.
     validation keeps the latest-kept payload's, so a file ingested later corrects an earlier one."""
     payloads = frame.select(pl.col("payload").unique().drop_nulls())
     kept = con.execute(
-        """select source || '/' || strftime(run_date, '%Y-%m-%d') || '/' || name as payload,
-                  max(fetched_at) as kept_at
-           from raw_payload
-           where source || '/' || strftime(run_date, '%Y-%m-%d') || '/' || name in (select unnest(?::varchar[]))
-           group by 1""",
+        """with kept as (  -- raw_store.payload_id, in SQL
+               select source || '/' || strftime(run_date, '%Y-%m-%d') || '/' || name as payload, fetched_at
+               from raw_payload
+           )
+           select payload, max(fetched_at) as kept_at
+           from kept where payload in (select unnest(?::varchar[]))
+           group by payload""",
         [payloads["payload"].to_list()],
     ).pl()
     ranked = (

@@ -113,10 +113,12 @@ class GuardedConnection:
 
     def __init__(self, con: duckdb.DuckDBPyConnection):
         self._con = con
-        own_tables, own_scalars = _warehouse_functions(con)
+        listed = _functions(con)
+        own_tables, own_scalars = _warehouse_functions(listed)
         self._tables = READ_ONLY_TABLE_FUNCTIONS | LAKE_READ_FUNCTIONS | own_tables
         self._scalars = _duckdb_scalar_functions() | own_scalars
-        self._known, self._known_tables = _known_functions(con)
+        self._known = {name for name, _kind, _own in listed}
+        self._known_tables = {name for name, kind, _own in listed if kind in ("table", "table_macro")}
 
     def execute(self, query: str, parameters=None):
         self.check(query)
@@ -269,20 +271,19 @@ def _unquoted(name: str) -> str:
     return name[1:-1].replace('""', '"').lower() if name.startswith('"') else name.lower()
 
 
-def _warehouse_functions(con: duckdb.DuckDBPyConnection) -> tuple[set[str], set[str]]:
-    """The warehouse's own macros (its models define them): table macros, and the others."""
-    rows = con.execute(
-        "select function_name, function_type from duckdb_functions() "
-        "where database_name = current_database() and not internal"
+def _functions(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, bool]]:
+    """Every function this connection lists: (name, type, whether the warehouse itself defines it)."""
+    return con.execute(
+        "select distinct function_name, function_type, database_name = current_database() and not internal "
+        "from duckdb_functions()"
     ).fetchall()
-    tables = {name for name, kind in rows if kind == "table_macro"}
-    return tables, {name for name, _ in rows} - tables
 
 
-def _known_functions(con: duckdb.DuckDBPyConnection) -> tuple[set[str], set[str]]:
-    """Every function this connection lists, and those of them that are table functions."""
-    rows = con.execute("select distinct function_name, function_type from duckdb_functions()").fetchall()
-    return {name for name, _ in rows}, {name for name, kind in rows if kind in ("table", "table_macro")}
+def _warehouse_functions(listed: list[tuple[str, str, bool]]) -> tuple[set[str], set[str]]:
+    """The warehouse's own macros (its models define them): table macros, and the others."""
+    own = [(name, kind) for name, kind, is_own in listed if is_own]
+    tables = {name for name, kind in own if kind == "table_macro"}
+    return tables, {name for name, _ in own} - tables
 
 
 @functools.cache
