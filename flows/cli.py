@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from flows import console
-from flows.cli_app import EXIT, DataDir, Warehouse, app, parse_date, warehouse_location
+from flows.cli_app import EXIT, DataDir, Warehouse, app, parse_date, workspace_for
 
 MAX_TIMEOUT_S = 7 * 24 * 3600  # `sql --timeout`: a week; far beyond it a timer cannot wait (threading.TIMEOUT_MAX)
 
@@ -42,7 +42,7 @@ def run(
     except UnknownSource as exc:
         raise typer.BadParameter(str(exc), param_hint="--sources") from exc
     day = parse_date(run_date)
-    location = warehouse_location(data_dir, warehouse)  # a bad setting stops here, before Prefect starts
+    workspace = workspace_for(data_dir, warehouse)  # a bad setting stops here, before Prefect starts
     # Prefect's own progress lines only with --verbose; warnings (a source that failed or was
     # skipped, one line each) always. Set before Prefect is imported, which reads it once.
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
@@ -55,7 +55,7 @@ def run(
             if not verbose:
                 console.terse_prefect_errors()
             result = nightly(run_date=day, offline=offline, data_dir=data_dir, sources=picked,
-                             warehouse=_as_flow_parameter(location))
+                             warehouse=_as_flow_parameter(workspace.warehouse))
     except WarehouseBusy as exc:
         typer.echo(f"refused: {exc}", err=True)
         raise typer.Exit(EXIT["refused"]) from exc
@@ -121,7 +121,7 @@ def sql(
         typer.echo(problem, err=True)
         raise typer.Exit(EXIT["usage"])
     try:
-        con = connect_reader(warehouse_location(data_dir, warehouse), as_of=parse_date(as_of))
+        con = connect_reader(workspace_for(data_dir, warehouse).warehouse, as_of=parse_date(as_of))
     except (FileNotFoundError, BadWarehouse) as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(EXIT["usage"]) from exc

@@ -6,11 +6,14 @@ import functools
 import os
 from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from sources import clock
+
+if TYPE_CHECKING:
+    from warehouse.store.workspace import Workspace
 
 # No phoning home: this runs on machines whose only network is the package registries.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -78,16 +81,21 @@ def _options(
 EXIT = {"failed": 1, "usage": 2, "partial": 3, "refused": 4, "interrupted": 130}
 
 
-def _a_folder(value: str | None) -> str | None:
-    """A data directory that is a file fails later with 'Not a directory: <dir>/logs': say it first."""
+def a_folder(value: str | Path | None, param_hint: str) -> str | Path | None:
+    """`value`, unless it names a file where gpucalc wants a folder: a usage error, said at once."""
     if value and Path(value).exists() and not Path(value).is_dir():
-        raise typer.BadParameter(f"{value} is a file, not a folder", param_hint="--data-dir")
+        raise typer.BadParameter(f"{value} is a file, not a folder", param_hint=param_hint)
     return value
+
+
+def _a_data_dir(value: str | None) -> str | None:
+    """A data directory that is a file fails later with 'Not a directory: <dir>/logs': say it first."""
+    return a_folder(value, "--data-dir")
 
 
 DataDir = Annotated[
     str | None,
-    typer.Option("--data-dir", help="Data directory (default $GPUCALC_DATA_DIR or ./data).", callback=_a_folder),
+    typer.Option("--data-dir", help="Data directory (default $GPUCALC_DATA_DIR or ./data).", callback=_a_data_dir),
 ]
 Warehouse = Annotated[
     str | None,
@@ -133,30 +141,33 @@ def echo_wait(holder) -> None:
     typer.echo(f"waiting for {holder.describe()} to finish writing the warehouse ...", err=True)
 
 
-def private_copy(data_dir: str | None, warehouse: str | None = None):
+def private_copy(workspace: Workspace):
     """An in-memory copy of the warehouse's inputs, with your <data-dir>/catalog/ rows on top as
     they are now, for answers that change inputs; what of your catalog it could not take is said
     on stderr."""
     from warehouse.questions.scratch import catalog_notes, scratch_copy
-    from warehouse.store import settings
 
-    con = scratch_copy(warehouse_location(data_dir, warehouse), settings.catalog_dir(settings.data_dir(data_dir)))
+    con = scratch_copy(workspace.warehouse, workspace.catalog_dir)
     for note in catalog_notes(con):
         typer.echo(note, err=True)
     return con
 
 
-def warehouse_location(data_dir: str | None, warehouse: str | None = None) -> str:
-    """The warehouse a command opens; a setting gpucalc cannot use is a usage error, one sentence."""
+def workspace_for(data_dir: str | None, warehouse: str | None = None) -> Workspace:
+    """The data directory and warehouse a command works on, resolved once where it first needs them;
+    a setting gpucalc cannot use is a usage error, one sentence."""
     from warehouse.store import settings
     from warehouse.store.location import BadWarehouse, remember_secrets
+    from warehouse.store.workspace import Workspace, data_directory
 
-    directory = settings.data_dir(data_dir)
-    _a_folder(str(directory))  # GPUCALC_DATA_DIR too
+    # the directory first: a data directory that is a file, or an engine setting gpucalc cannot
+    # use, is said before the warehouse setting is read
+    directory = data_directory(data_dir)
+    _a_data_dir(str(directory))  # GPUCALC_DATA_DIR too
     settings.check_engine_settings()  # a BadWarehouse naming the variable: one sentence, exit 2 (_App)
     try:
-        location = settings.warehouse_path(directory, warehouse)
+        workspace = Workspace.resolve(directory, warehouse)
     except BadWarehouse as exc:
         raise typer.BadParameter(str(exc), param_hint="--warehouse / GPUCALC_WAREHOUSE") from exc
-    remember_secrets(location)  # a password given with --warehouse is hidden too
-    return location
+    remember_secrets(workspace.warehouse)  # a password given with --warehouse is hidden too
+    return workspace

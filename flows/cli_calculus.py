@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,8 +18,11 @@ from flows.cli_app import (
     Years,
     app,
     private_copy,
-    warehouse_location,
+    workspace_for,
 )
+
+if TYPE_CHECKING:
+    from warehouse.store.workspace import Workspace
 
 # Help texts go through Rich markup: "[/" or "[@" would open a tag, so no square brackets here.
 SIDE_HELP = (
@@ -72,7 +75,6 @@ def whatif(
     import dataclasses
     import json
 
-    from reports.whatif_text import render
     from sources.clock import today
     from warehouse.questions.whatif_compare import answer
     from warehouse.questions.whatif_inputs import (
@@ -83,6 +85,7 @@ def whatif(
         ownership_overrides,
         pricing_bases,
     )
+    from warehouse.questions.whatif_text import render
 
     try:
         # every input is checked before the warehouse is copied
@@ -93,7 +96,7 @@ def whatif(
         ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)
         result = answer(
-            private_copy(data_dir, warehouse),
+            private_copy(workspace_for(data_dir, warehouse)),
             workload,
             base_side,
             candidate_sides,
@@ -140,27 +143,35 @@ def predict(
         table = pl.read_csv(cases, infer_schema_length=0)
     except (pl.exceptions.PolarsError, OSError) as exc:  # empty, a device, ragged or not text at all
         _refuse(f"{cases} could not be read as a CSV of cases: {str(exc).splitlines()[0]}", "failed")
-    if (why_not := _unwritable_out(out, cases, data_dir, warehouse)) is not None:
+    if (why_not := _misnamed_out(out, cases)) is not None:
         _refuse(why_not, "usage")
-    result = run_predict(private_copy(data_dir, warehouse), table, today(), holdout=holdout)
+    workspace = workspace_for(data_dir, warehouse)
+    if (why_not := _unwritable_out(out, workspace)) is not None:
+        _refuse(why_not, "usage")
+    result = run_predict(private_copy(workspace), table, today(), holdout=holdout)
     result.write_csv(out)
     supported = result["predicted_tokens_per_s"].is_not_null().sum()
     typer.echo(f"{result.height} rows, {supported} predicted, {result.height - supported} with a reason -> {out}")
 
 
-def _unwritable_out(out: Path, cases: Path, data_dir: str | None, warehouse: str | None) -> str | None:
-    """Why predict must not write `out`, in one sentence, or None: it may hold only predictions."""
-    from warehouse.questions.predict import written_by_predict
-    from warehouse.store import settings
-    from warehouse.store.protected_paths import kept_state_reason
-
+def _misnamed_out(out: Path, cases: Path) -> str | None:
+    """Why `out` names no new CSV file predict could write, in one sentence, or None; said before
+    any setting is read."""
     if not out.parent.is_dir():
         return f"no folder {out.parent} to write {out.name} into"
     if out.is_dir():
         return f"--out {out} is a folder: name the CSV file to write"
     if out.exists() and out.resolve() == cases.resolve():
         return f"--out {out} is the --cases file: name a new file, so the cases stay"
-    reason = kept_state_reason(out, warehouse_location(data_dir, warehouse), settings.data_dir(data_dir))
+    return None
+
+
+def _unwritable_out(out: Path, workspace: Workspace) -> str | None:
+    """Why predict must not write `out`, in one sentence, or None: it may hold only predictions."""
+    from warehouse.questions.predict import written_by_predict
+    from warehouse.store.protected_paths import kept_state_reason
+
+    reason = kept_state_reason(out, workspace)
     if reason is not None:
         return f"--out {reason}; name a file outside it"
     if out.exists() and not written_by_predict(out):
@@ -176,10 +187,10 @@ def _refuse(message: str, status: str) -> None:
 @app.command()
 def backtest(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
     """Leave-one-accelerator-out over the benchmark results: error per workload kind and GPU."""
-    from reports.backtest_text import render
     from sources.clock import today
     from warehouse.build.rebuild import rebuild_estimates
+    from warehouse.questions.backtest_text import render
 
-    con = private_copy(data_dir, warehouse)
+    con = private_copy(workspace_for(data_dir, warehouse))
     rebuild_estimates(con, "backtest", today())
     typer.echo(render(con))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,8 +18,11 @@ from flows.cli_app import (
     Years,
     app,
     private_copy,
-    warehouse_location,
+    workspace_for,
 )
+
+if TYPE_CHECKING:
+    from warehouse.store.workspace import Workspace
 
 Pricing = Annotated[
     str,
@@ -35,8 +38,8 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print the choices as JSON,
 
 
 def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
-    from reports.decision_text import render
     from warehouse.questions import decide
+    from warehouse.questions.decision_text import render
     from warehouse.questions.whatif_inputs import pricing_bases
 
     named = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
@@ -50,11 +53,11 @@ def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json:
         typer.echo(render(workload, rows, refused))
 
 
-def _private_copy(data_dir, warehouse, ownership: dict[str, float]):
+def _private_copy(workspace: Workspace, ownership: dict[str, float]):
     """A private copy of the warehouse's inputs with the user's ownership terms applied."""
     from warehouse.questions.whatif_inputs import apply_assumptions
 
-    con = private_copy(data_dir, warehouse)
+    con = private_copy(workspace)
     apply_assumptions(con, ownership, "your flag")
     return con
 
@@ -91,31 +94,31 @@ def compare(
         pricing_bases(pricing)
         ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)
+        workspace = workspace_for(data_dir, warehouse)
         if ownership:
-            con = _private_copy(data_dir, warehouse, ownership)
+            con = _private_copy(workspace, ownership)
             decide.rebuild(con, today())
         else:
-            con = _reader_or_bundled(data_dir, warehouse)
+            con = _reader_or_bundled(workspace)
         _answer(con, workload, pricing, platforms, as_json)
     except (decide.DecideError, WhatIfError) as exc:
         _fail("compare", exc)
 
 
-def _reader_or_bundled(data_dir, warehouse):
+def _reader_or_bundled(workspace: Workspace):
     """The warehouse, read-only; before the first nightly run, or when your catalog changed since
     the last, its inputs with the catalog you have, recomputed in memory."""
     from sources.clock import today
     from warehouse.loading.baseline import catalog_changed
     from warehouse.questions import decide
-    from warehouse.store import db, settings
+    from warehouse.store import db
     from warehouse.store.reader import connect_reader
 
-    location = warehouse_location(data_dir, warehouse)
-    if not db.warehouse_exists(location):
+    if not db.warehouse_exists(workspace.warehouse):
         typer.echo("no warehouse yet (gpucalc run --offline builds one): answering from the bundled data", err=True)
     else:
-        con = connect_reader(location)
-        yours = settings.catalog_dir(settings.data_dir(data_dir))
+        con = connect_reader(workspace.warehouse)
+        yours = workspace.catalog_dir
         try:
             if not catalog_changed(con, yours):
                 return con
@@ -127,7 +130,7 @@ def _reader_or_bundled(data_dir, warehouse):
                  else "the bundled catalog (a newer gpucalc)")
         typer.echo(f"{which} changed since the warehouse loaded it: answering from a private copy that has it; "
                    "the next `gpucalc run` publishes it", err=True)
-    con = private_copy(data_dir, warehouse)
+    con = private_copy(workspace)
     decide.rebuild(con, today())
     return con
 
@@ -178,7 +181,7 @@ def serve(
         job.check()
         ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)
-        con = _private_copy(data_dir, warehouse, ownership)
+        con = _private_copy(workspace_for(data_dir, warehouse), ownership)
         workload_id = decide.add_demand(con, job)
         decide.rebuild(con, today())
         _answer(con, workload_id, pricing, platforms, as_json)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli_app import DataDir, Warehouse, app, parse_date, warehouse_location
+from flows.cli_app import DataDir, Warehouse, a_folder, app, parse_date, workspace_for
 
 Verbose = Annotated[bool, typer.Option("--verbose", help="Show the traceback of an error.")]
 
@@ -26,13 +26,12 @@ def report(
     """
     from flows import console
     from reports.render import NoNight, write_report
-    from warehouse.store import settings
 
     when = parse_date(day, not_after_today=False)
     try:
         with console.progress("report: opening the warehouse"):
-            published = write_report(warehouse_location(data_dir, warehouse),
-                                     settings.reports_dir(settings.data_dir(data_dir)), when, on_step=console.step)
+            workspace = workspace_for(data_dir, warehouse)
+            published = write_report(workspace.warehouse, workspace.reports_dir, when, on_step=console.step)
     except FileNotFoundError as exc:  # no warehouse written yet
         console.fail(exc, "run `gpucalc run --offline` (or point --data-dir at a data directory)", verbose, 2)
     except NoNight as exc:
@@ -56,21 +55,19 @@ def export(
     from flows import console
     from reports.export import FORMATS
     from reports.export import export as export_tables
-    from warehouse.store import settings
     from warehouse.store.protected_paths import kept_state_reason
     from warehouse.store.reader import connect_reader
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
-    target = out or settings.data_dir(data_dir) / "export"
-    if target.exists() and not target.is_dir():
-        raise typer.BadParameter(f"{target} is a file, not a folder", param_hint="--out")
-    location = warehouse_location(data_dir, warehouse)
-    reason = kept_state_reason(target, location, settings.data_dir(data_dir))
+    target = a_folder(out, "--out")  # a wrong --out is said before any setting is read
+    workspace = workspace_for(data_dir, warehouse)
+    target = target or a_folder(workspace.export_dir, "--out")
+    reason = kept_state_reason(target, workspace)
     if reason is not None:
         raise typer.BadParameter(f"{reason}; name a folder outside it", param_hint="--out")
     try:
-        con = connect_reader(location)
+        con = connect_reader(workspace.warehouse)
     except FileNotFoundError as exc:  # no warehouse written yet
         console.fail(exc, "run `gpucalc run --offline` (or point --data-dir at a data directory)", verbose, 2)
     try:

@@ -7,14 +7,13 @@ writer routine, so a file loads exactly as the live fetch of it would.
 
 from __future__ import annotations
 
-import os
 from datetime import date
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from flows.cli_app import EXIT, DataDir, Warehouse, app, echo_wait, parse_date, warehouse_location
+from flows.cli_app import EXIT, DataDir, Warehouse, app, echo_wait, parse_date, workspace_for
 from sources import clock
 
 Day = Annotated[str | None, typer.Option("--date", help="Observation date, UTC (YYYY-MM-DD; default today).")]
@@ -37,9 +36,9 @@ def ingest(
     from warehouse.loading.backfill import NothingToDo, ingest_file
 
     when = parse_date(day) or clock.today()
-    location = warehouse_location(data_dir, warehouse)
+    workspace = workspace_for(data_dir, warehouse)
     try:
-        outcome = _refused_if_busy(lambda: ingest_file(source, file, provider, when, data_dir, echo_wait, location))
+        outcome = _refused_if_busy(lambda: ingest_file(source, file, provider, when, workspace, echo_wait))
     except (UnknownSource, NothingToDo, UnsafeName) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(EXIT["usage"]) from exc
@@ -69,9 +68,9 @@ def replay(
     from warehouse.loading.backfill import NothingToDo, replay_day
 
     when = parse_date(day)
-    location = warehouse_location(data_dir, warehouse)
+    workspace = workspace_for(data_dir, warehouse)
     try:
-        outcome = _refused_if_busy(lambda: replay_day(when, data_dir, echo_wait, location))
+        outcome = _refused_if_busy(lambda: replay_day(when, workspace, echo_wait))
     except NothingToDo as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(EXIT["failed"]) from exc
@@ -86,16 +85,17 @@ def replay(
 @app.command("sources")
 def list_sources(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
     """List every source: kind, key, live or file-only, last fetch and load, staleness."""
+    from sources.environment import env
     from sources.registry import ALIASES, all_specs
     from warehouse.loading.observations import STALE_AFTER_DAYS
 
     today = clock.today()
-    seen, note = _overview(warehouse_location(data_dir, warehouse), today)
+    seen, note = _overview(workspace_for(data_dir, warehouse).warehouse, today)
     aliases = {canonical: alias for alias, canonical in ALIASES.items()}
     for name, spec in all_specs().items():
         row = seen.get(name, {})
         key = "no key" if not spec.key_env else (
-            f"key {spec.key_env} ({'set' if os.environ.get(spec.key_env) else 'NOT set: skipped'})"
+            f"key {spec.key_env} ({'set' if env(spec.key_env) else 'NOT set: skipped'})"
         )
         mode = "live" if spec.live else f"file-only (gpucalc ingest {aliases.get(name, name)} --file PATH)"
         if not spec.live:

@@ -12,6 +12,10 @@ import contextlib
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from warehouse.store.workspace import Workspace
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 OWN_LOGGERS = ("sources", "warehouse", "flows", "reports", "gpucalc")
@@ -28,9 +32,9 @@ class RedactingFormatter(logging.Formatter):
 
 
 @contextlib.contextmanager
-def run_log_file(data_dir: Path, run_id: str) -> Iterator[Path]:
+def run_log_file(workspace: Workspace, run_id: str) -> Iterator[Path]:
     """Send gpucalc's own logging to the run's log file (and only there) while the run lasts."""
-    folder = data_dir / "logs"
+    folder = workspace.logs_dir
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{run_id}.log"
     handler = logging.FileHandler(path, encoding="utf-8")

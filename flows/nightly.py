@@ -14,8 +14,7 @@ from flows.tasks import FetchOutcome, fetch_source, publish_report, write_wareho
 from sources import clock
 from sources.registry import pick_live
 from warehouse.loading.writer import new_run_id
-from warehouse.store import settings
-from warehouse.store.location import parse
+from warehouse.store.workspace import Workspace
 
 
 @flow(name="gpucalc-nightly", log_prints=True)
@@ -28,25 +27,24 @@ def nightly(
 ) -> dict:
     """Fetch every reachable source (or none, offline), load, recompute and publish.
 
-    `warehouse` overrides GPUCALC_WAREHOUSE (a DuckDB file, ducklake:<catalog> or md:<db>).
+    `data_dir` and `warehouse` override GPUCALC_DATA_DIR and GPUCALC_WAREHOUSE (a DuckDB file,
+    ducklake:<catalog> or md:<db>); plain strings, as Prefect keeps a flow's parameters.
     """
     logger = get_run_logger()
     today = clock.today()
     day = run_date or today
     if day > today:  # observations "made" in the future would stay fresh for years
         raise ValueError(f"run date {day.isoformat()} is in the future (today is {today.isoformat()} UTC)")
-    directory = settings.data_dir(data_dir)
-    warehouse = settings.warehouse_path(directory, warehouse)
-    raw_dir = settings.raw_dir(directory)
+    workspace = Workspace.resolve(data_dir, warehouse)
     run_id = new_run_id(day)
 
-    shown = parse(warehouse).shown  # the location without its password or token
-    with run_log_file(directory, run_id) as log_path:
+    shown = workspace.where.shown  # the location without its password or token
+    with run_log_file(workspace, run_id) as log_path:
         story.info("run %s (%s) for %s into %s", run_id, "offline" if offline else "online", day, shown)
         fetched: list[FetchOutcome] = []
         if not offline:
             names = pick_live(sources)  # unknown or file-only names stop the run before any fetch
-            futures = {name: fetch_source.submit(name, day, str(raw_dir), run_id) for name in names}
+            futures = {name: fetch_source.submit(name, day, str(workspace.raw_dir), run_id) for name in names}
             console.step(f"fetching {len(futures)} live sources")
             for name, future in futures.items():
                 fetched.append(_outcome(name, future))
@@ -56,12 +54,12 @@ def nightly(
                     logger.warning("source %s %s: %s", name, fetched[-1].status, fetched[-1].message)
         console.step("loading, validating and recomputing estimates")
         summary = write_warehouse(
-            warehouse, str(raw_dir), run_id, day, "offline" if offline else "online", fetched,
+            workspace.warehouse, str(workspace.data_dir), run_id, day, "offline" if offline else "online", fetched,
             load_bundled_prices=True if offline else None,
         )
         story.info("warehouse %s: %s", shown, {k: v for k, v in summary.items() if not isinstance(v, list | dict)})
         with console.after_the_write("writing its report"):  # a failure now leaves the night in the warehouse
-            path, markdown, top_options = publish_report(warehouse, str(settings.reports_dir(directory)), day)
+            path, markdown, top_options = publish_report(workspace.warehouse, str(workspace.reports_dir), day)
         story.info("report %s", path)
     create_markdown_artifact(
         markdown=markdown, key="gpucalc-nightly-report", description=f"gpucalc report {day.isoformat()}"

@@ -26,15 +26,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from sources.environment import env, number
+
 DEFAULT_STARTUP_TIMEOUT_S = 180
 PR_SET_PDEATHSIG = 1
 
 
 def startup_timeout() -> int:
-    try:
-        return max(1, int(float(os.environ.get("GPUCALC_PREFECT_STARTUP_TIMEOUT", DEFAULT_STARTUP_TIMEOUT_S))))
-    except ValueError:
-        return DEFAULT_STARTUP_TIMEOUT_S
+    return number("GPUCALC_PREFECT_STARTUP_TIMEOUT", DEFAULT_STARTUP_TIMEOUT_S, lambda value: int(float(value)), 1)
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
@@ -128,8 +127,8 @@ def prefect_api(*modules: str) -> Iterator[str | None]:
 
     `modules` (the flows to run) are imported while the local server boots.
     """
-    if os.environ.get("PREFECT_API_URL"):
-        yield _answering(os.environ["PREFECT_API_URL"], "PREFECT_API_URL")
+    if configured := env("PREFECT_API_URL"):
+        yield _answering(configured, "PREFECT_API_URL")
         return
     port = free_port()
     url = f"http://127.0.0.1:{port}/api"

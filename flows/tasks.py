@@ -19,6 +19,7 @@ from sources.base import MissingKey, SourceError
 from sources.registry import spec_for
 from warehouse.loading.load import RunContext
 from warehouse.loading.writer import SourceLoad, parse_kept, write_run
+from warehouse.store.workspace import Workspace
 
 log = logging.getLogger("gpucalc.fetch")
 
@@ -53,26 +54,28 @@ def fetch_source(name: str, day: date, raw_dir: str, run_id: str | None = None) 
 @task(cache_policy=NO_CACHE)
 def write_warehouse(
     warehouse: str,
-    raw_dir: str,
+    data_dir: str,
     run_id: str,
     run_date: date,
     mode: str,
     fetched: list[FetchOutcome],
     load_bundled_prices: bool | None,
 ) -> dict:
-    """The single writer: reference, observations, estimates and the run log, in order."""
+    """The single writer: reference, observations, estimates and the run log, in order.
+
+    `warehouse` and `data_dir` are the flow's workspace, as plain values a worker elsewhere receives.
+    """
+    workspace = Workspace(Path(data_dir), warehouse)
     loads = []
     for outcome in fetched:
         if outcome.status == "ok":
             # Parse what was kept, not what is in memory: tonight's load and a later replay
             # of this day then read exactly the same bytes.
-            loads.append(parse_kept(outcome.source, Path(raw_dir), run_date))
+            loads.append(parse_kept(outcome.source, workspace.raw_dir, run_date))
         else:
             loads.append(SourceLoad(outcome.source, outcome.status, outcome.message))
     run = RunContext.new(run_id, run_date)
-    return write_run(
-        warehouse, Path(raw_dir).parent, run, mode, loads, bundled_prices=load_bundled_prices
-    )
+    return write_run(workspace, run, mode, loads, bundled_prices=load_bundled_prices)
 
 
 @task(cache_policy=NO_CACHE)

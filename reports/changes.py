@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from reports import queries
-from reports.markdown import escape, fmt_hours, fmt_usd
+from reports.markdown import escape
 from reports.night import Night, previous_night
 from reports.queries import OPTION_KEY, QUOTE_KEY
+from warehouse.questions.plain_text import fmt_hours, fmt_usd
 
 MOVE_THRESHOLD = 0.02  # a price move of 2% or more (either way) is reported
 SORT_DIGITS = 9  # costs and times are ranked at 9 significant digits, then by OPTION_KEY

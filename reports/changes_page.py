@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 
 from reports.changes import MOVE_THRESHOLD, Changes
-from reports.markdown import Md, fmt_signed_pct, fmt_usd, page_link, table
+from reports.markdown import Md, page_link, table
+from warehouse.questions.plain_text import fmt_signed_pct, fmt_usd
 
 SHOWN_ON_INDEX = 8  # rows of each table on the index; the changes page has them all
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import polars as pl
 
 from reports.changes import ranked
-from reports.markdown import escape, fmt_hours, fmt_number, fmt_pct, fmt_usd
+from reports.markdown import escape
+from warehouse.questions.plain_text import decision_text, fmt_hours, fmt_number, fmt_pct, fmt_usd
 
 # The order a headline answers in: what to rent on demand, what spot would save, when buying
 # pays, what the API would cost; a measured run first, as the baseline the others beat or not.
@@ -33,46 +34,6 @@ def workload_headline(workload: dict, options: pl.DataFrame, decisions: pl.DataF
     lines = [_option_line(fastest, "Fastest"), _option_line(cheapest, "Cheapest")]
     api = _api_line(workload)
     return lines + ([api] if api else [])
-
-
-def _band(row: dict) -> str:
-    if row.get("confidence") == "measured":
-        return "measured"
-    if row.get("error_p50") is None:
-        return f"{row.get('confidence') or ''}, error unvalidated (fewer than 5 held-out points)"
-    return f"{row['confidence']} ±{fmt_pct(row['error_p50'])} median error"
-
-
-def decision_text(d: dict, serving: bool) -> tuple[str, str]:
-    """A decision row in words, plain text: (what it is, what it says). Markdown and the
-    terminal both print it (the headline escapes it)."""
-    what = d["choice"].capitalize() + (f" ({d['pick']})" if d["choice"] == "rent on-demand" else "")
-    if d["choice"] == "managed API":
-        return "Managed API", (
-            f"{d['provider']} at {fmt_usd(d['api_usd_per_mtok_output'])} per million output tokens, input included "
-            f"at this workload's input/output ratio (price of {d['api_observed_at']})")
-    gpus = d["fleet_gpus"] if d.get("fleet_gpus") is not None else d["n_gpus"]
-    where = f"{d['provider']} {d['instance_type']}" if d.get("instance_type") else d["provider"]
-    cost = (f"{fmt_usd(d['usd_per_mtok'])} per million {d['token_unit'] or 'tokens'} ({fmt_usd(d['usd_per_hour'])}/h)"
-            if serving else f"{fmt_hours(d['time_to_finish_h'])}, {fmt_usd(d['usd_total'])}")
-    extra = []
-    if serving and d.get("deployments") and d.get("unit_gpus"):
-        load = f" at {fmt_pct(d['fleet_utilization'])} of its capacity" if d.get("fleet_utilization") else ""
-        extra.append(f"fleet of {d['deployments']} replica{'s' if d['deployments'] != 1 else ''} of "
-                     f"{d['unit_gpus']} GPU{'s' if d['unit_gpus'] != 1 else ''}{load}")
-    if d["choice"] in ("rent spot", "rent reserved", "buy") and d.get("cost_vs_on_demand") is not None:
-        extra.append(f"{d['cost_vs_on_demand']:.2f}x the cheapest on-demand cost")
-    if d["choice"] == "buy":
-        be = d.get("break_even_utilization")
-        extra.append("beats renting this layout on-demand if kept busy more than "
-                     f"{fmt_pct(be)} of the time" if be is not None and be <= 1
-                     else "no on-demand quote of this layout to compare" if be is None
-                     else "never beats renting this layout on-demand at these prices")
-    extra += [d[note] for note in ("basis_note", "capacity_note") if d.get(note)]
-    tail = f"; {'; '.join(extra)}" if extra else ""
-    bottleneck = f"; bottleneck: {d['bottleneck']}" if d.get("bottleneck") else ""
-    return what, (f"{fmt_number(gpus)}x {d['platform_id']} ({d['layout'] or ''}) from {where} [{d['pricing']}]: "
-                  f"{cost}{bottleneck}; {_band(d)}{tail}")
 
 
 def _decision_line(d: dict, serving: bool) -> str:

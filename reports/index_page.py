@@ -6,9 +6,10 @@ from __future__ import annotations
 from reports import changes_page, chart_set
 from reports.context import NightData
 from reports.headline import workload_headline
-from reports.markdown import code, escape, fmt_number, image, page_link, table
+from reports.markdown import code, escape, image, page_link, table
 from reports.night import Night
 from warehouse.loading.observations import STALE_AFTER_DAYS
+from warehouse.questions.plain_text import fmt_number
 
 SOURCE_COLUMNS = {
     "source": ("source", None),

@@ -13,6 +13,8 @@ from urllib.parse import quote, urlsplit
 
 import polars as pl
 
+from warehouse.questions.plain_text import fmt_number
+
 
 class Md(str):
     """Text that is already markdown (a link we built, an emphasis): not escaped again."""
@@ -94,43 +96,6 @@ def source_link(ref) -> Md:
         kind = "tree" if path.endswith("/") or not path else "blob"
         return link(text, f"https://github.com/{github['repo']}/{kind}/{github['rev']}/{path}")
     return Md(escape(text))
-
-
-def fmt_number(value, digits: int = 3) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if value != value:  # NaN
-            return ""
-        magnitude = abs(value)
-        if magnitude >= 1e5:
-            return f"{value:,.0f}"
-        if magnitude >= 100:
-            return f"{value:,.1f}"
-        return f"{value:.{digits}g}"
-    return str(value)
-
-
-def fmt_usd(value) -> str:
-    return "" if value is None else (f"${value:,.0f}" if abs(value) >= 100 else f"${value:,.2f}")
-
-
-def fmt_pct(value) -> str:
-    return "" if value is None else f"{100 * value:.0f}%"
-
-
-def fmt_signed_pct(value) -> str:
-    return "" if value is None else f"{100 * value:+.1f}%"
-
-
-def fmt_hours(value) -> str:
-    if value is None:
-        return ""
-    if value >= 48:
-        return f"{value / 24:.1f} d"
-    if value >= 1:
-        return f"{value:.1f} h"
-    return f"{value * 60:.0f} min"
 
 
 def cell(value, formatter: Callable | None = None) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 
 from reports import chart_set, queries
-from reports.markdown import fmt_number, fmt_pct, image, page_link, source_link, table
+from reports.markdown import image, page_link, source_link, table
+from warehouse.questions.plain_text import fmt_number, fmt_pct
 
 MODEL_IN_WORDS = """\
 ## The model in plain words

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from warehouse.store.sql_text import sql_text
+
 
 @dataclass(frozen=True)
 class Night:
@@ -28,15 +30,6 @@ class Night:
     sources_failed: str | None = None
 
 
-_NIGHT = """
-    select n.run_date, n.run_id, r.mode, r.status, r.started_at, r.finished_at, r.duration_s, r.price_rows,
-           r.benchmark_rows, r.rejected_rows, r.estimate_rows, r.sources_failed
-    from night_run n
-    left join (select * from run_log qualify row_number() over (partition by run_id order by started_at desc) = 1) r
-      on r.run_id = n.run_id
-"""
-
-
 def has_snapshots(con) -> bool:
     return bool(con.execute(
         "select count(*) from duckdb_tables() where table_name = 'night_run' and schema_name = 'main'"
@@ -47,18 +40,18 @@ def find(con, day: date) -> Night | None:
     """The night whose report is dated `day`, if that night kept a snapshot."""
     if not has_snapshots(con):
         return None
-    return _one(con, _NIGHT + " where n.run_date = ? order by n.run_id desc limit 1", [day])
+    return _one(con, " where n.run_date = ? order by n.run_id desc limit 1", [day])
 
 
 def previous_night(con, night: Night) -> Night | None:
     """The latest night before this one (by date): what "since the previous night" compares with."""
-    return _one(con, _NIGHT + " where n.run_date < ? order by n.run_date desc, n.run_id desc limit 1", [night.run_date])
+    return _one(con, " where n.run_date < ? order by n.run_date desc, n.run_id desc limit 1", [night.run_date])
 
 
 def newest(con) -> Night | None:
     if not has_snapshots(con):
         return None
-    return _one(con, _NIGHT + " order by n.run_date desc, n.run_id desc limit 1", [])
+    return _one(con, " order by n.run_date desc, n.run_id desc limit 1", [])
 
 
 def all_dates(con) -> list[date]:
@@ -67,6 +60,7 @@ def all_dates(con) -> list[date]:
     return [row[0] for row in con.execute("select distinct run_date from night_run order by 1 desc").fetchall()]
 
 
-def _one(con, sql: str, params: list) -> Night | None:
-    frame = con.execute(sql, params).pl()
+def _one(con, pick: str, params: list) -> Night | None:
+    """The first snapshot night in the order `pick` (where / order by / limit) gives."""
+    frame = con.execute(sql_text("reports", "snapshot_nights.sql") + pick, params).pl()
     return Night(**frame.row(0, named=True)) if frame.height else None

@@ -9,7 +9,8 @@ from __future__ import annotations
 import polars as pl
 
 from reports.changes import ranked
-from reports.markdown import fmt_hours, fmt_number, fmt_pct, fmt_usd, table
+from reports.markdown import table
+from warehouse.questions.plain_text import fmt_hours, fmt_number, fmt_pct, fmt_usd
 
 RANK_ORDER = ["usd_total", "time_to_finish_h"]  # cheapest first; ties: faster, then OPTION_KEY
 

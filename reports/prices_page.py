@@ -5,8 +5,9 @@ from __future__ import annotations
 import polars as pl
 
 from reports import chart_set
-from reports.markdown import escape, fmt_usd, image, page_link, table
+from reports.markdown import escape, image, page_link, table
 from reports.queries import QUOTE_KEY, latest_prices
+from warehouse.questions.plain_text import fmt_usd
 
 
 def cheapest(known: pl.DataFrame, night) -> pl.DataFrame:

@@ -14,6 +14,7 @@ import polars as pl
 from reports.night import Night
 from sources.registry import live_sources as live_source_names
 from warehouse.loading.observations import STALE_AFTER_DAYS
+from warehouse.store.sql_text import sql_text
 
 # The identity of an option, the tie-break of every ranking of options.
 OPTION_KEY = ["platform_id", "n_gpus", "pricing", "provider", "region", "zone", "instance_type"]
@@ -102,12 +103,7 @@ def calibration(con, night: Night) -> pl.DataFrame:
     """The calibration each workload x accelerator used, with the GPU counts it applies to (a
     measured count is "measured", the others are calibrated from it or wider groups)."""
     return con.execute(
-        """select workload_id, gpu_id, level, factor, basis, points, confidence,
-                  string_agg(distinct platform_id, ', ' order by platform_id) as platforms,
-                  string_agg(distinct cast(n_gpus as varchar), ', ' order by cast(n_gpus as varchar)) as gpu_counts
-           from night_calibration where run_date = ?
-           group by workload_id, gpu_id, level, factor, basis, points, confidence
-           order by workload_id, gpu_id, level, factor, basis""",
+        sql_text("reports", "calibration.sql"),
         [night.run_date],
     ).pl()
 
@@ -164,20 +160,7 @@ def live_sources(con, night: Night) -> pl.DataFrame:
     The staleness rule is warehouse.loading.observations' (no good load in STALE_AFTER_DAYS days).
     """
     frame = con.execute(
-        """
-        with seen as (select * from source_status where ? is null or checked_at <= ?),
-        history as (
-            select source, max(run_date) filter (where status = 'ok') as last_ok,
-                   arg_max(rows_loaded, (checked_at, run_id)) filter (where status = 'ok') as rows_loaded
-            from seen group by source
-        ),
-        tonight as (
-            select source, arg_max(status, checked_at) as tonight, arg_max(message, checked_at) as message
-            from seen where run_id = ? group by source
-        )
-        select h.source, h.last_ok, h.rows_loaded, t.tonight, t.message
-        from history h left join tonight t using (source)
-        """,
+        sql_text("reports", "live_sources.sql"),
         [night.finished_at, night.finished_at, night.run_id],
     ).pl()
     stale_before = night.run_date - timedelta(days=STALE_AFTER_DAYS)
@@ -195,18 +178,7 @@ def live_sources(con, night: Night) -> pl.DataFrame:
 def known_prices(con, night: Night) -> pl.DataFrame:
     """Every quote-day price the night knew (observed up to its date), from night_price_point."""
     return con.execute(
-        f"""
-        with known as (
-            select {", ".join(QUOTE_KEY)}, observed_at,
-                   arg_max({{gpu: gpu, gpus_per_instance: gpus_per_instance,
-                             usd_per_instance_hour: usd_per_instance_hour, usd_per_gpu_hour: usd_per_gpu_hour,
-                             source_ref: source_ref}}, run_date) as p
-            from night_price_point where run_date <= ? group by all
-        )
-        select {", ".join(QUOTE_KEY)}, observed_at, unnest(p)
-        from known where p.usd_per_gpu_hour is not null
-        order by {", ".join(QUOTE_KEY)}, observed_at
-        """,
+        sql_text("reports", "known_prices.sql", quote_key=", ".join(QUOTE_KEY)),
         [night.run_date],
     ).pl()
 

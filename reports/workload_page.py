@@ -6,8 +6,9 @@ import polars as pl
 
 from reports import chart_set
 from reports.headline import workload_headline
-from reports.markdown import code, escape, fmt_number, image, page_link, table
+from reports.markdown import code, escape, image, page_link, table
 from reports.options import option_table
+from warehouse.questions.plain_text import fmt_number
 
 REFUSAL_COLUMNS = {
     "platform_id": ("platform", None),

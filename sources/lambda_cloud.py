@@ -17,7 +17,6 @@ gpu_memory_gb is the "80 GB" of gpu_description (else of description, else "80gb
 from __future__ import annotations
 
 import json
-import os
 import re
 from datetime import date
 
@@ -25,6 +24,7 @@ import requests
 
 from sources.base import MissingKey, Parsed, Payload, SourceError, SourceSpec
 from sources.contracts import PRICE_QUOTE
+from sources.environment import env
 from sources.http import get_bytes
 from sources.records import Rejects
 from sources.rows import MAX_GPUS, Frame, RowProblem, json_number, number, price_row, shown
@@ -40,7 +40,7 @@ MEMORY = re.compile(r"(?<![0-9.])(\d{1,4}(?:\.\d+)?)\s*_?gb", re.IGNORECASE)
 
 
 def fetch(session: requests.Session, observed_at: date) -> list[Payload]:
-    key = os.environ.get(KEY_ENV)
+    key = env(KEY_ENV)
     if not key:
         raise MissingKey(NAME, f"set {KEY_ENV} to enable")
     body = get_bytes(session, NAME, URL, headers={"Authorization": f"Bearer {key}"}, max_bytes=MAX_BYTES)

@@ -18,13 +18,13 @@ gpu_memory_gb is the type's `memoryInGb` (per GPU).
 from __future__ import annotations
 
 import json
-import os
 from datetime import date
 
 import requests
 
 from sources.base import MissingKey, Parsed, Payload, SourceError, SourceSpec
 from sources.contracts import PRICE_QUOTE
+from sources.environment import env
 from sources.http import get_bytes
 from sources.records import Rejects
 from sources.rows import MAX_GPUS, Frame, RowProblem, json_number, memory_gb, number, price_row, shown
@@ -52,7 +52,7 @@ REQUIRED = ("id", "maxGpuCount", "securePrice", "communityPrice")
 
 
 def fetch(session: requests.Session, observed_at: date) -> list[Payload]:
-    key = os.environ.get(KEY_ENV)
+    key = env(KEY_ENV)
     if not key:
         raise MissingKey(NAME, f"set {KEY_ENV} to enable")
     # Bearer header rather than ?api_key= so the key never lands in a URL or source_ref.

@@ -140,12 +140,12 @@ def offline_data(tmp_path_factory) -> Path:
 def _build_offline(data: Path) -> dict:
     from warehouse.loading.load import RunContext
     from warehouse.loading.writer import new_run_id, write_run
-    from warehouse.store import settings
+    from warehouse.store.workspace import Workspace
 
     shutil.rmtree(data, ignore_errors=True)  # what a worker that failed here left
     data.mkdir()
     run = RunContext.new(new_run_id(OFFLINE_DAY), OFFLINE_DAY)
-    write_run(settings.warehouse_path(data), data, run, "offline", [], bundled_prices=True)
+    write_run(Workspace.resolve(data), run, "offline", [], bundled_prices=True)
     return {"data": str(data)}
 
 

@@ -83,3 +83,15 @@ def test_flows_hold_no_sql_and_run_none():
     found = [f"{path.name}:{number}" for path in sorted((ROOT / "flows").glob("*.py"))
              for number, line in enumerate(path.read_text().splitlines(), 1) if sql.search(line)]
     assert found == []
+
+
+# The one-way order of the four folders: each may import only those before it.
+LAYERS = ("sources", "warehouse", "reports", "flows")
+
+
+def test_no_arrow_points_back_up():
+    known = modules()
+    back = sorted(f"{name} imports {target}" for name, path in known.items()
+                  for target in imported_by(name, path, known)
+                  if LAYERS.index(target.split(".")[0]) > LAYERS.index(name.split(".")[0]))
+    assert back == []

@@ -15,13 +15,13 @@ GITHUB_TOKEN is sent when set; raw file downloads (raw.githubusercontent.com) ar
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass
 
 import requests
 
 from sources.base import SourceError
+from sources.environment import env
 from sources.http import get_bytes
 from sources.mlperf.bundle import NAME
 
@@ -30,7 +30,7 @@ API = "https://api.github.com/repos"
 
 def headers(accept: str = "application/vnd.github+json") -> dict:
     found = {"Accept": accept}
-    token = os.environ.get("GITHUB_TOKEN")
+    token = env("GITHUB_TOKEN")
     if token:
         found["Authorization"] = f"Bearer {token}"
     return found
@@ -41,7 +41,7 @@ def _api(session: requests.Session, repo: str, path: str, accept: str = "applica
         return get_bytes(session, NAME, f"{API}/{repo}/{path}", headers=headers(accept))
     except SourceError as exc:
         if re.search(r"HTTP (403|429)", exc.message):
-            hint = "" if os.environ.get("GITHUB_TOKEN") else "; keyless clients get 60 calls an hour: set GITHUB_TOKEN"
+            hint = "" if env("GITHUB_TOKEN") else "; keyless clients get 60 calls an hour: set GITHUB_TOKEN"
             raise SourceError(NAME, f"{repo}: GitHub API refused the listing ({exc.message}){hint}") from exc
         raise
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from tests.flows.cli_helpers import query
 from tests.flows.test_reliability import GPUCALC, hold_lock, write_quotes
 from warehouse.loading.backfill import ingest_file
+from warehouse.store.workspace import Workspace
 
 DAY = "2026-11-28"
 
@@ -35,7 +36,7 @@ def judged_before(offline_data: Path, tmp_path: Path, quotes: Path) -> None:
     racing processes spend their time on the race, not on importing great-expectations to judge it."""
     elsewhere = tmp_path / "elsewhere"
     shutil.copytree(offline_data, elsewhere)
-    assert ingest_file("quotes", quotes, None, date.fromisoformat(DAY), elsewhere).ok
+    assert ingest_file("quotes", quotes, None, date.fromisoformat(DAY), Workspace.resolve(elsewhere)).ok
 
 
 def test_the_warehouse_ends_at_the_corrected_version_raw_keeps_whoever_writes_last(offline_data, offline_copy,

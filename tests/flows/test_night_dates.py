@@ -15,7 +15,7 @@ from flows.cli_app import parse_date
 from tests.flows.cli_helpers import gpucalc, query
 from warehouse.loading.load import RunContext
 from warehouse.loading.writer import new_run_id, write_run
-from warehouse.store import settings
+from warehouse.store.workspace import Workspace
 
 EARLY = date(2024, 9, 1)  # after 79 of the bundled benchmarks, before the other 70 and the snapshot
 
@@ -23,7 +23,7 @@ EARLY = date(2024, 9, 1)  # after 79 of the bundled benchmarks, before the other
 def night(data: Path, day: date) -> dict:
     """`gpucalc run --offline --date day`, without Prefect: the writer the flow calls."""
     run = RunContext.new(new_run_id(day), day)
-    return write_run(settings.warehouse_path(data), data, run, "offline", [], bundled_prices=True)
+    return write_run(Workspace.resolve(data), run, "offline", [], bundled_prices=True)
 
 
 def stored(data: Path) -> tuple[int, int, int]:

@@ -10,6 +10,7 @@ import pytest
 from tests.flows.cli_helpers import gpucalc
 from warehouse.questions.predict import OUTPUT_COLUMNS, written_by_predict
 from warehouse.store.protected_paths import kept_state_reason
+from warehouse.store.workspace import Workspace
 
 CASES = "benchmark,scenario,gpu_type,gpu_count\nllama2-70b-99,Offline,NVIDIA H100-SXM-80GB,8\n"
 
@@ -97,7 +98,7 @@ def test_a_previous_predictions_file_may_be_written_again(tmp_path):
 
 
 def test_an_export_folder_inside_the_lakes_data_path_is_refused_too(data):
-    lake = f"ducklake:sqlite:{data}/catalog.sqlite"
-    assert kept_state_reason(data / "lake" / "export", lake, data) is not None
-    assert kept_state_reason(data / "export", lake, data) is None
-    assert kept_state_reason(data / "export", str(data / "warehouse.duckdb"), data) is None
+    lake = Workspace.resolve(data, f"ducklake:sqlite:{data}/catalog.sqlite")
+    assert kept_state_reason(data / "lake" / "export", lake) is not None
+    assert kept_state_reason(data / "export", lake) is None
+    assert kept_state_reason(data / "export", Workspace.resolve(data, str(data / "warehouse.duckdb"))) is None

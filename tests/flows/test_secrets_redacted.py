@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from flows.cli import app
 from flows.log_file import run_log_file
 from warehouse.store.location import parse, redact
+from warehouse.store.workspace import Workspace
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SECRET = "s3cret-Xq9"
@@ -113,7 +114,7 @@ def test_a_real_catalogs_password_stays_out_of_run_log_and_the_export(postgres_s
 
 def test_the_run_log_file_hides_a_secret_in_a_message_and_a_traceback(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUCALC_WAREHOUSE", UNREACHABLE_LAKE)
-    with run_log_file(tmp_path, "run-1") as path:
+    with run_log_file(Workspace.resolve(tmp_path), "run-1") as path:
         story = logging.getLogger("gpucalc.run")
         story.info("run into %s", parse(UNREACHABLE_LAKE).uri)
         try:

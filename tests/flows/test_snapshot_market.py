@@ -10,7 +10,7 @@ from tests.flows.cli_helpers import query
 from warehouse.loading.backfill import ingest_file
 from warehouse.loading.load import RunContext
 from warehouse.loading.writer import new_run_id, write_run
-from warehouse.store import settings
+from warehouse.store.workspace import Workspace
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 OTHERS = "azure, gcp, lambda, nebius, oci, paperspace, runpod, shadeform, vast, verda"
@@ -22,11 +22,12 @@ def snapshot_providers(data: Path) -> dict[str, int]:
 
 def offline_night(data: Path) -> dict:
     run = RunContext.new(new_run_id(OFFLINE_DAY), OFFLINE_DAY)
-    return write_run(settings.warehouse_path(data), data, run, "offline", [], bundled_prices=True)
+    return write_run(Workspace.resolve(data), run, "offline", [], bundled_prices=True)
 
 
 def test_your_quotes_add_to_the_snapshot(offline_copy):
-    quotes = ingest_file("quotes", FIXTURES / "quotes_file" / "quotes.csv", None, OFFLINE_DAY, offline_copy)
+    quotes = ingest_file("quotes", FIXTURES / "quotes_file" / "quotes.csv", None, OFFLINE_DAY,
+                         Workspace.resolve(offline_copy))
     assert quotes.ok and sum(snapshot_providers(offline_copy).values()) == 125
     assert query(offline_copy, "select count(*) from price_quote where source = 'quotes_file'")[0][0] > 0
     assert quotes.summary["prices"] == (
@@ -35,7 +36,8 @@ def test_your_quotes_add_to_the_snapshot(offline_copy):
 
 
 def test_a_live_sources_quotes_retire_only_their_providers_snapshot_rows_for_good(offline_copy):
-    aws = ingest_file("skypilot", FIXTURES / "skypilot" / "aws_vms.csv", "aws", OFFLINE_DAY, offline_copy)
+    aws = ingest_file("skypilot", FIXTURES / "skypilot" / "aws_vms.csv", "aws", OFFLINE_DAY,
+                      Workspace.resolve(offline_copy))
     assert aws.ok
     left = snapshot_providers(offline_copy)
     assert "aws" not in left and sum(left.values()) == 125 - 25

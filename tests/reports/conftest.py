@@ -38,12 +38,13 @@ def nights(request, tmp_path_factory):
     from warehouse.loading.backfill import ingest_file
     from warehouse.loading.load import RunContext
     from warehouse.loading.writer import new_run_id, parse_kept, write_run
-    from warehouse.store import settings
+    from warehouse.store.workspace import Workspace
 
     prefect_starting()  # it boots while night D1 is written
     data = tmp_path_factory.mktemp("nights")
     files = tmp_path_factory.mktemp("quotes")
-    warehouse, reports = settings.warehouse_path(data), settings.reports_dir(data)
+    workspace = Workspace.resolve(data)
+    warehouse, reports = workspace.warehouse, workspace.reports_dir
 
     def quotes(name: str, usd: float, extra: str = "") -> Path:
         path = files / name
@@ -52,15 +53,15 @@ def nights(request, tmp_path_factory):
 
     def night(day: date, mode: str = "offline", loads: list | None = None) -> None:
         run = RunContext.new(new_run_id(day), day)
-        write_run(warehouse, data, run, mode, loads or [], bundled_prices=True)
+        write_run(workspace, run, mode, loads or [], bundled_prices=True)
 
     v1 = quotes("v1.csv", 0.8)  # $0.10 per GPU-hour: the cheapest GPU-hour there is
-    raw_store.save(Payload("quotes_file", "v1.csv", v1.read_bytes(), str(v1)), settings.raw_dir(data), D1)
-    night(D1, "online", [parse_kept("quotes_file", settings.raw_dir(data), D1)])
+    raw_store.save(Payload("quotes_file", "v1.csv", v1.read_bytes(), str(v1)), workspace.raw_dir, D1)
+    night(D1, "online", [parse_kept("quotes_file", workspace.raw_dir, D1)])
     first = write_report(warehouse, reports, D1)
     night1 = folder_bytes(reports / D1.isoformat())
-    ingest_file("quotes", quotes("old.csv", 4.0, OTHER), None, D0, data)  # backfill of an older day
-    ingest_file("quotes", quotes("v2.csv", 7.2), None, D2, data)  # $0.90 per GPU-hour tonight
+    ingest_file("quotes", quotes("old.csv", 4.0, OTHER), None, D0, workspace)  # backfill of an older day
+    ingest_file("quotes", quotes("v2.csv", 7.2), None, D2, workspace)  # $0.90 per GPU-hour tonight
     request.getfixturevalue("prefect_harness")
     state = nightly(run_date=D2, offline=True, data_dir=str(data), return_state=True)
     flow_result = state.result()

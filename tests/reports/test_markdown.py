@@ -4,7 +4,8 @@ import polars as pl
 import pytest
 
 from reports.html import to_html
-from reports.markdown import Md, code, escape, fmt_hours, fmt_usd, link, source_link, table
+from reports.markdown import Md, code, escape, link, source_link, table
+from warehouse.questions.plain_text import fmt_hours, fmt_usd
 
 HOSTILE = [
     "a|b", "<script>alert(1)</script>", "[click](javascript:alert(1))", "![x](http://e.com/x.png)",
@@ -73,7 +74,7 @@ def test_formats():
 
 
 def test_a_serving_fleet_counts_its_replicas_and_gpus_in_words():
-    from reports.headline import decision_text
+    from warehouse.questions.plain_text import decision_text
 
     row = {"choice": "rent on-demand", "pick": "cheapest", "fleet_gpus": 22, "n_gpus": 1, "provider": "vast",
            "instance_type": "1x-RTX_5090", "usd_per_mtok": 0.15, "usd_per_hour": 10.56, "token_unit": "output tokens",

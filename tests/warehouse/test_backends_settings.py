@@ -15,9 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from warehouse.store import db, lake, motherduck, settings
+from warehouse.store import db, lake, motherduck
 from warehouse.store.location import BadWarehouse, parse
 from warehouse.store.reader import connect_reader
+from warehouse.store.workspace import Workspace
 
 
 def test_one_setting_names_every_kind_of_warehouse(tmp_path, monkeypatch):
@@ -40,13 +41,14 @@ def test_one_setting_names_every_kind_of_warehouse(tmp_path, monkeypatch):
 def test_the_flag_beats_the_environment_which_beats_the_default(tmp_path, monkeypatch):
     monkeypatch.delenv("GPUCALC_WAREHOUSE", raising=False)
     monkeypatch.delenv("GPUCALC_LAKE_DATA_PATH", raising=False)
-    assert settings.warehouse_path(tmp_path) == str(tmp_path / "warehouse.duckdb")  # a new user: unchanged
-    assert settings.lake_data_path(tmp_path) == f"{tmp_path / 'lake'}/"
+    assert Workspace.resolve(tmp_path).warehouse == str(tmp_path / "warehouse.duckdb")  # a new user: unchanged
+    assert Workspace.resolve(tmp_path).lake_data_path == f"{tmp_path / 'lake'}/"
     monkeypatch.setenv("GPUCALC_WAREHOUSE", "md:nightly")
     monkeypatch.setenv("GPUCALC_LAKE_DATA_PATH", "s3://bucket/gpucalc")
-    assert settings.warehouse_path(tmp_path) == "md:nightly"
-    assert settings.warehouse_path(tmp_path, f"ducklake:sqlite:{tmp_path}/c.sqlite").startswith("ducklake:sqlite:/")
-    assert settings.lake_data_path(tmp_path) == "s3://bucket/gpucalc/"
+    assert Workspace.resolve(tmp_path).warehouse == "md:nightly"
+    flagged = Workspace.resolve(tmp_path, f"ducklake:sqlite:{tmp_path}/c.sqlite")
+    assert flagged.warehouse.startswith("ducklake:sqlite:/")
+    assert flagged.lake_data_path == "s3://bucket/gpucalc/"
 
 
 def test_a_bad_warehouse_setting_is_one_sentence_on_the_command_line(tmp_path):

@@ -206,7 +206,7 @@ def test_a_calibration_level_too_thin_for_a_band_counts_the_widest_band_its_kind
             "select max(error_p90), max(error_p90) filter (where level = 0) from error_band where kind = 'serving'"
         ).fetchall()
         bands = dict(con.execute(
-            """select n_gpus, band_p90 from serving_factor
+            """select n_gpus, band_p90 from serving_factor_calibrated
                where workload_id = 'llama2-70b-interactive' and platform_id = 'mi300x-8' and case_index is null
                  and n_gpus in (8, 16)""").fetchall())
         ((layout, systems),) = con.execute(

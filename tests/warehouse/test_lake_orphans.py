@@ -12,8 +12,9 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.store import lake, settings
+from warehouse.store import lake
 from warehouse.store.location import parse
+from warehouse.store.workspace import Workspace
 from warehouse.store.write_session import writing
 
 DAY = date(2026, 11, 29)
@@ -62,8 +63,9 @@ def age(paths: set[Path], seconds: float) -> None:
 
 def test_the_next_write_deletes_what_a_killed_lake_write_left(tmp_path):
     location = f"ducklake:sqlite:{tmp_path / 'catalog.sqlite'}"
-    data_path = settings.lake_data_path(tmp_path)
-    with writing(location, tmp_path, "r1", DAY, "ingest") as session:
+    workspace = Workspace.resolve(tmp_path, location)
+    data_path = workspace.lake_data_path
+    with writing(workspace, "r1", DAY, "ingest") as session:
         session.con.execute("create table kept as select range as i from range(1000)")
     kept = catalog_files(location)
     kill_a_write_midway(location, data_path)
@@ -73,7 +75,7 @@ def test_the_next_write_deletes_what_a_killed_lake_write_left(tmp_path):
     in_flight = Path(data_path) / "main" / "kept" / "ducklake-in-flight.parquet"
     in_flight.write_bytes(next(iter(orphans)).read_bytes())  # as another writer's file, just written
 
-    with writing(location, tmp_path, "r2", DAY, "ingest"):
+    with writing(workspace, "r2", DAY, "ingest"):
         pass
 
     assert parquet_files(Path(data_path)) == kept | {in_flight}
@@ -91,7 +93,7 @@ def test_upkeep_that_fails_after_the_commit_leaves_the_write_landed(tmp_path, mo
         raise duckdb.IOException("Could not write file: No space left on device")
 
     monkeypatch.setattr(lake, "delete_orphaned_files", disk_full)
-    with writing(location, tmp_path, "r1", DAY, "ingest") as session:
+    with writing(Workspace.resolve(tmp_path, location), "r1", DAY, "ingest") as session:
         session.con.execute("create table kept as select 7 as i")
     assert "lake upkeep left for the next write: Could not write file: No space left on device" in caplog.text
     con = lake.connect(parse(location), read_only=True)

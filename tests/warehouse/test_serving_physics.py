@@ -70,7 +70,7 @@ def built():
 
 def batch_row(con, workload, family, tp, ep, b):
     frame = con.execute(
-        """select * from serving_batch where workload_id = ? and platform_id = 'toy-ws-4' and family = ?
+        """select * from serving_batch('calibrated') where workload_id = ? and platform_id = 'toy-ws-4' and family = ?
            and tp = ? and pp = 1 and ep = ? and b = ?""",
         [workload, family, tp, ep, b],
     ).pl()
@@ -115,7 +115,8 @@ def test_poisson_arrivals_keep_the_mean_below_the_batch(con):
     r = batch_row(built, "moe-server", "ep", 1, 4, 64)
     m = ((math.sqrt(2.33**2 + 4 * 64) - 2.33) / 2) ** 2
     assert r["occupancy"] == pytest.approx(m / 64)
-    offline = built.execute("select distinct occupancy from serving_batch where workload_id = 'moe-offline'")
+    offline = built.execute(
+        "select distinct occupancy from serving_batch('calibrated') where workload_id = 'moe-offline'")
     assert offline.fetchall() == [(1.0,)]
 
 
@@ -136,10 +137,11 @@ def test_a_finite_offline_run_pays_for_its_longest_outputs(built):
     # empties, the longest of the b in flight, 1000 x (ln b + 0.5772 + 1/2b) tokens (capped at
     # 4000), run at the pace of one sequence; the run itself lasts at least 600 s
     chosen = built.execute(
-        """select * from serving_choice where workload_id = 'moe-long' and platform_id = 'toy-ws-4' and n_gpus = 4"""
+        """select * from serving_choice('calibrated') where workload_id = 'moe-long' and platform_id = 'toy-ws-4'
+           and n_gpus = 4"""
     ).pl().to_dicts()[0]
     same = built.execute(
-        """select * from serving_choice where workload_id = 'moe-offline' and platform_id = 'toy-ws-4'
+        """select * from serving_choice('calibrated') where workload_id = 'moe-offline' and platform_id = 'toy-ws-4'
            and n_gpus = 4"""
     ).pl().to_dicts()[0]
     b = chosen["batch"]
@@ -148,7 +150,7 @@ def test_a_finite_offline_run_pays_for_its_longest_outputs(built):
         """select min((t_decode_s + t_prefill_load_s) / accept_len) as alone, max(b) filter (where b = ?) as b,
                   arg_max(b * accept_len / (t_decode_s + t_prefill_load_s) * occupancy, b) filter (where b = ?)
                       as replica_rate, any_value(gpus_per_node // replica_gpus) as replicas
-           from serving_batch where workload_id = 'moe-long' and platform_id = 'toy-ws-4' and family = ?
+           from serving_batch('calibrated') where workload_id = 'moe-long' and platform_id = 'toy-ws-4' and family = ?
              and tp = ? and pp = ? and ep = ?""",
         [b, b, chosen["family"], chosen["tp"], chosen["pp"], chosen["ep"]],
     ).pl().to_dicts()[0]
@@ -225,13 +227,13 @@ def test_the_backtest_predicts_a_latency_bound_point_as_the_calibrated_choice_wo
         """select loao_predicted_per_gpu, loao_factor, model_per_gpu from backtest
            where workload_id = 'llama2-70b-server' and gpu_id = 'MI300X' and gpu_count = 8
            order by source_row limit 1""").fetchone()
-    con.execute("create or replace table serving_scope as select 'llama2-70b-server' as workload_id, "
+    con.execute("create or replace table serving_scope_calibrated as select 'llama2-70b-server' as workload_id, "
                 "'mi300x-8' as platform_id")
-    con.execute("create or replace table serving_factor as select 'llama2-70b-server' as workload_id, "
+    con.execute("create or replace table serving_factor_calibrated as select 'llama2-70b-server' as workload_id, "
                 "'mi300x-8' as platform_id, 8 as n_gpus, ? as factor, null::integer as case_index, "
                 "null::double as band_p90", [factor])
     chosen = con.execute(
-        """select tokens_per_s / n_gpus from serving_choice
+        """select tokens_per_s / n_gpus from serving_choice('calibrated')
            where workload_id = 'llama2-70b-server' and platform_id = 'mi300x-8' and n_gpus = 8
              and dtype = 'fp8'""").fetchone()[0]
     assert factor > 1.1

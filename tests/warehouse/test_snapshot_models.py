@@ -63,9 +63,9 @@ def test_the_guard_and_the_nights_date_are_the_rebuilds_own_and_no_other_session
 def test_a_warehouse_whose_night_options_are_one_table_keeps_every_row_when_they_are_split(offline_copy):
     """Before 2026-12-04 `night_option` was one wide table: the first rebuild after moves its rows
     into night_option_pair, night_topology and night_quote, and the view gives back every row."""
-    from warehouse.store import settings
+    from warehouse.store.workspace import Workspace
 
-    con = db.connect(settings.warehouse_path(offline_copy))
+    con = db.connect(Workspace.resolve(offline_copy).warehouse)
     try:
         before = _as_one_wide_table(con)
         assert before > 1000
@@ -89,9 +89,9 @@ def test_a_warehouse_whose_night_options_are_one_table_keeps_every_row_when_they
 
 
 def test_a_wide_night_option_table_without_the_later_columns_moves_with_them_empty(offline_copy):
-    from warehouse.store import settings
+    from warehouse.store.workspace import Workspace
 
-    con = db.connect(settings.warehouse_path(offline_copy))
+    con = db.connect(Workspace.resolve(offline_copy).warehouse)
     try:
         rows = _as_one_wide_table(con, dropped=("purpose", "capacity_note", "fleet_gpus"))
         rebuild_estimates(con, "ingest-1", DAY)
@@ -121,7 +121,7 @@ def test_an_empty_wide_table_moves_nothing_and_the_nights_own_snapshot_lands_in_
     night fill several."""
     import duckdb
 
-    from warehouse.build import night_option_split
+    from warehouse.build.migrations import night_option_split
 
     con = duckdb.connect()
     con.execute(f"attach '{tmp_path / 'w.duckdb'}' as w (row_group_size 2048)")

@@ -5,7 +5,7 @@ digits (rank_figure), so the stated tie-break decides, not the bits."""
 import duckdb
 import pytest
 
-from warehouse.store import settings
+from warehouse.store.workspace import Workspace
 
 
 def test_rank_figure_keeps_nine_significant_digits(con):
@@ -21,7 +21,7 @@ def test_rank_figure_keeps_nine_significant_digits(con):
 
 @pytest.fixture(scope="module")
 def night(offline_data):
-    con = duckdb.connect(settings.warehouse_path(offline_data), read_only=True)
+    con = duckdb.connect(Workspace.resolve(offline_data).warehouse, read_only=True)
     yield con
     con.close()
 

@@ -14,6 +14,8 @@ from datetime import date
 import duckdb
 import polars as pl
 
+from warehouse.store.sql_text import sql_text
+
 SYNTHETIC = "~"  # separator of synthetic ids: "<real id>~<copy>"
 QUOTE_KEY = ("source", "provider", "region", "zone", "instance_type", "pricing")
 BENCH_DATE = date(2026, 11, 29)
@@ -76,16 +78,7 @@ def plan_scale(
     key = ", ".join(QUOTE_KEY)
     quote_order = ", ".join(f"q.{c}" for c in QUOTE_KEY)
     same_quote = _same_quote("q", "e")
-    # Estimate rows per market quote (0 for a quote whose GPU no platform carries).
-    con.execute(
-        f"""create or replace temp table bench_quote_rows as
-            select q.*, coalesce(e.rows, 0) as rows, row_number() over (order by {quote_order}) as quote_no
-            from (select distinct {key} from price_quote) q
-            left join (
-                select price_source as source, provider, region, zone, instance_type, pricing, count(*) as rows
-                from estimate group by all
-            ) e on {same_quote}"""
-    )
+    con.execute(sql_text("warehouse.bench", "quote_rows.sql", key=key, quote_order=quote_order, same_quote=same_quote))
     market = con.execute("select sum(rows) from bench_quote_rows").fetchone()[0]
     fixed = base - market
     growth = estimates / base
@@ -93,18 +86,8 @@ def plan_scale(
     p = platform_copies or max(1, round(growth**0.25))
     per_copy = w * p
     wanted_market = estimates / per_copy - fixed
-    # Copy k of quote i is added in order (k, i); take the prefix closest to the wanted rows.
     full = max(0, math.floor(wanted_market / market)) if market else 0
-    con.execute(
-        """create or replace temp table bench_quote_plan as
-           with candidates as (
-               select r.*, k.copy, sum(r.rows) over (order by k.copy, r.quote_no rows unbounded preceding) as cum
-               from bench_quote_rows r cross join range(0, ? + 1) k(copy)
-           )
-           select * from candidates
-           where cum - rows / 2.0 < ?""",
-        [full, wanted_market],
-    )
+    con.execute(sql_text("warehouse.bench", "quote_plan.sql"), [full, wanted_market])
     present_rows, present_quotes, copies = con.execute(
         "select coalesce(sum(rows), 0), count(*), coalesce(max(copy) + 1, 0) from bench_quote_plan"
     ).fetchone()
@@ -125,40 +108,11 @@ def scale(con: duckdb.DuckDBPyConnection, plan: Plan) -> None:
         f"""delete from price_quote q where not exists (
                 select 1 from bench_quote_plan b where b.copy = 0 and {same_quote})"""
     )
-    # Other providers for the same instances, a few percent dearer or cheaper.
-    con.execute(
-        f"""insert into price_quote by name
-            select q.* replace (
-                       q.provider || '{SYNTHETIC}' || b.copy as provider,
-                       round(q.usd_per_instance_hour * (0.95 + 0.01 * ((b.copy * 7) % 11)), 4)
-                           as usd_per_instance_hour,
-                       round(q.usd_per_instance_hour * (0.95 + 0.01 * ((b.copy * 7) % 11)), 4)
-                           / q.gpus_per_instance as usd_per_gpu_hour)
-            from price_quote q
-            join bench_quote_plan b
-              on b.copy > 0 and {same_quote}"""
-    )
+    con.execute(sql_text("warehouse.bench", "quote_copies.sql", same_quote=same_quote), [SYNTHETIC])
     if plan.workload_copies > 1:
-        con.execute(
-            f"""insert into workload by name
-                select w.* replace (
-                           w.workload_id || '{SYNTHETIC}' || k.copy as workload_id,
-                           w.name || ' (synthetic copy ' || k.copy || ')' as name,
-                           w.total_tokens * (1 + 0.1 * k.copy) as total_tokens)
-                from workload w cross join range(1, ?) k(copy)""",
-            [plan.workload_copies],
-        )
+        con.execute(sql_text("warehouse.bench", "workload_copies.sql"), [SYNTHETIC, plan.workload_copies])
     if plan.platform_copies > 1:
-        con.execute(
-            f"""insert into platform by name
-                select p.* replace (
-                           p.platform_id || '{SYNTHETIC}' || k.copy as platform_id,
-                           p.name || ' (synthetic variant ' || k.copy || ')' as name,
-                           p.capex_usd_per_node * (1 + 0.02 * (k.copy % 5)) as capex_usd_per_node,
-                           p.node_power_kw * (1 + 0.01 * (k.copy % 3)) as node_power_kw)
-                from platform p cross join range(1, ?) k(copy)""",
-            [plan.platform_copies],
-        )
+        con.execute(sql_text("warehouse.bench", "platform_copies.sql"), [SYNTHETIC, plan.platform_copies])
     con.execute("drop table bench_quote_plan")
     con.execute("drop table bench_quote_rows")
 

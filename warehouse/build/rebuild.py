@@ -7,9 +7,9 @@ from datetime import date
 
 import duckdb
 
-from warehouse.build import night_option_split, topology_cache, topology_inputs
+from warehouse.build import migrations, topology_cache, topology_inputs
 from warehouse.build.manifest import manifest
-from warehouse.store.db import defined_by, model_files, objects, transaction
+from warehouse.store.db import defined_by, model_files, transaction
 
 
 def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: date) -> dict[str, int]:
@@ -28,9 +28,9 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
             "create or replace table run_context as select ?::varchar as run_id, ?::date as run_date",
             [run_id, run_date],
         )
-        # one listing of the warehouse's objects for the three questions below (on a lake each
-        # listing is a catalog round trip); the models in between make no snapshot table
-        present = _drop_changed_kinds(con, models)
+        # the warehouse's objects, listed once for the upgrade and the two questions below (on a
+        # lake each listing is a catalog round trip); the models in between make no snapshot table
+        present = migrations.upgrade(con, models)
         wanted, keep = topology_inputs.check(con, models, present)
         if not keep:
             if not topology_cache.restore(con, wanted, topology):
@@ -91,17 +91,3 @@ def _run(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:
             con.execute(sql)
         except duckdb.Error as exc:
             raise RuntimeError(f"model {name} failed: {exc}") from exc
-
-
-def _drop_changed_kinds(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> dict[str, str]:
-    """A model that became a view (or a table) replaces the object an older run left under its name.
-
-    Returns the warehouse's objects (db.objects) as they are after the drops.
-    """
-    existing = objects(con)
-    for kind, obj in defined_by(models):
-        if existing.get(obj) not in (None, kind):
-            if obj == night_option_split.TABLE:  # a night's options kept as one wide table: keep them
-                existing.update(night_option_split.move_rows(con, models))
-            con.execute(f"drop {existing.pop(obj)} {obj}")
-    return existing

@@ -28,9 +28,8 @@ from sources.base import Payload, SourceError
 from sources.registry import LIVE_NAMES, all_specs, check_provider, ingest_name, parse_one, resolve, spec_for
 from warehouse.loading.load import RunContext
 from warehouse.loading.writer import SourceLoad, Unusable, new_run_id, parse_kept, write_run
-from warehouse.store import settings
-from warehouse.store.location import parse
-from warehouse.store.write_session import JOURNAL_DIR, Holder
+from warehouse.store.workspace import Workspace
+from warehouse.store.write_session import Holder
 
 
 class NothingToDo(Exception):
@@ -70,19 +69,16 @@ def ingest_file(
     file: Path,
     provider: str | None,
     day: date,
-    data_dir: str | Path | None = None,
+    workspace: Workspace,
     on_wait: Callable[[Holder], None] | None = None,
-    warehouse: str | None = None,
 ) -> Outcome:
     """Parse a local copy of a source's payload, keep it as raw, load it as observed on `day`."""
     name = resolve(source)
     check_day(day)
     spec = spec_for(name)
     provider = check_provider(provider) if provider else spec.default_provider
-    directory = settings.data_dir(data_dir)
-    warehouse = settings.warehouse_path(directory, warehouse)
-    raw_dir = settings.raw_dir(directory)
-    check_writable(directory, warehouse, raw_dir / name / day.isoformat())
+    raw_dir = workspace.raw_dir
+    check_writable(workspace, raw_dir / name / day.isoformat())
     payloads, problem = _payloads(name, file, provider)
     _check_provider(name, file, payloads)
     usable, problem = _usable(name, payloads, day, problem)
@@ -91,7 +87,7 @@ def ingest_file(
         # Not kept under raw/: a file nothing can be read from would make every later replay
         # of the day fail on it too. The user still has the file; rejected_row says why.
         unusable = Unusable(name, f"ingest of {file}: {problem}")
-        return Outcome(False, write_run(warehouse, directory, run, "ingest", unusable, on_wait=on_wait), [], problem)
+        return Outcome(False, write_run(workspace, run, "ingest", unusable, on_wait=on_wait), [], problem)
     # A single file is kept under its own name, unless that name holds another path's file that day.
     by_path = not file.is_dir() and not (name in LIVE_NAMES and provider)
     named = [_named(payload, raw_dir, day) for payload in usable] if by_path else usable
@@ -100,7 +96,7 @@ def ingest_file(
     def parsed_in_turn() -> list[SourceLoad]:  # what raw/ holds once no other writer can change it
         return [parse_kept(name, raw_dir, day)]
 
-    summary = write_run(warehouse, directory, run, "ingest", parsed_in_turn, count_baseline=False, on_wait=on_wait)
+    summary = write_run(workspace, run, "ingest", parsed_in_turn, count_baseline=False, on_wait=on_wait)
     return Outcome(True, summary, kept)
 
 
@@ -129,12 +125,12 @@ def _path_suffixed(payload: Payload) -> str:
     return f"{name.stem}-{hashlib.sha256(payload.url.encode()).hexdigest()[:8]}{name.suffix}"
 
 
-def check_writable(data_dir: Path, warehouse: str, *folders: Path) -> None:
+def check_writable(workspace: Workspace, *folders: Path) -> None:
     """Refuse, before anything is read or written, when a folder a write needs is read-only for
-    this user: the data directory, the warehouse's own folder, and `folders` (or the nearest of
-    their parents that exists)."""
-    own_file = parse(warehouse).local_file
-    for folder in (data_dir, data_dir / JOURNAL_DIR, *folders, *([own_file.parent] if own_file else [])):
+    this user: the data directory, its run journal, the warehouse's own folder, and `folders` (or
+    the nearest of their parents that exists)."""
+    own_file = workspace.where.local_file
+    for folder in (workspace.data_dir, workspace.journal_dir, *folders, *([own_file.parent] if own_file else [])):
         existing = next(p for p in (folder, *folder.parents) if p.exists())
         if not os.access(existing, os.W_OK | os.X_OK):
             raise CannotWrite(existing)
@@ -174,20 +170,17 @@ def _payloads(name: str, file: Path, provider: str | None) -> tuple[list[Payload
 
 def replay_day(
     day: date,
-    data_dir: str | Path | None = None,
+    workspace: Workspace,
     on_wait: Callable[[Holder], None] | None = None,
-    warehouse: str | None = None,
 ) -> Outcome:
     """Rebuild `day`'s observations from every payload kept for it, without the network."""
     check_day(day)
-    directory = settings.data_dir(data_dir)
-    raw_dir = settings.raw_dir(directory)
+    raw_dir = workspace.raw_dir
     # A folder no source owns (left there by hand) is not ours to parse.
     names = [name for name in raw_store.sources_on(raw_dir, day) if name in all_specs()]
     if not names:
         raise NothingToDo(f"no payloads of a known source kept for {day.isoformat()} under {raw_dir}")
-    location = settings.warehouse_path(directory, warehouse)
-    check_writable(directory, location)
+    check_writable(workspace)
     loads: list[SourceLoad] = []
 
     def parsed_in_turn() -> list[SourceLoad]:
@@ -195,5 +188,5 @@ def replay_day(
         return loads
 
     run = RunContext.new(new_run_id(day), day)
-    summary = write_run(location, directory, run, "replay", parsed_in_turn, count_baseline=False, on_wait=on_wait)
+    summary = write_run(workspace, run, "replay", parsed_in_turn, count_baseline=False, on_wait=on_wait)
     return Outcome(summary["status"] != "failed", summary, [k for load in loads for k in load.kept])

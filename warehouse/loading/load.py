@@ -23,6 +23,7 @@ from sources.contracts import BENCHMARK_REQUIRED, PRICE_REQUIRED
 from warehouse.loading import plausibility, validation
 from warehouse.loading.identity import resolve_rows
 from warehouse.store.db import transaction
+from warehouse.store.sql_text import sql_text
 
 
 @dataclass(frozen=True)
@@ -118,13 +119,7 @@ def _with_kept_order(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.
     validation keeps the latest-kept payload's, so a file ingested later corrects an earlier one."""
     payloads = frame.select(pl.col("payload").unique().drop_nulls())
     kept = con.execute(
-        """with kept as (  -- raw_store.payload_id, in SQL
-               select source || '/' || strftime(run_date, '%Y-%m-%d') || '/' || name as payload, fetched_at
-               from raw_payload
-           )
-           select payload, max(fetched_at) as kept_at
-           from kept where payload in (select unnest(?::varchar[]))
-           group by payload""",
+        sql_text("warehouse.loading", "payload_kept_at.sql"),
         [payloads["payload"].to_list()],
     ).pl()
     ranked = (
@@ -184,17 +179,11 @@ def _delete_window(
     """
     dated = DATED_BY[table]
     con.execute(
-        f"""delete from {table} where (payload in (select unnest(?::varchar[]))
-            or (payload is null and source = ? and try_cast(left(run_id, 10) as date) = ?))
-            and (?::date is null or {dated} is null or {dated} <= ?::date)""",
+        sql_text("warehouse.loading", "delete_window_rows.sql", table=table, dated=dated),
         [list(window), source, _window_day(window, run), up_to, up_to],
     )
     con.execute(
-        f"""delete from rejected_row where target_table = ?
-           and (payload in (select unnest(?::varchar[]))
-                or (payload is null and source = ? and run_date = ? and scope <> 'source_unusable'))
-           and (?::date is null
-                or coalesce(try_cast(json_extract_string(row_json, '$.{dated}') as date), ?::date) <= ?::date)""",
+        sql_text("warehouse.loading", "delete_window_rejects.sql", dated=dated),
         [table, list(window), source, _window_day(window, run), up_to, up_to, up_to],
     )
 

@@ -28,6 +28,7 @@ import duckdb
 import polars as pl
 
 from sources.contracts import MAX_USD_PER_GPU_HOUR
+from warehouse.store.sql_text import sql_text
 
 OWNERSHIP_HOURS = 5 * 8760
 FLOOR_FRACTION = 0.25
@@ -63,16 +64,7 @@ def benchmark_bounds(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.
         "select gpu_id as gpu, greatest(coalesce(fp4_tflops, 0), coalesce(fp8_tflops, 0), "
         "coalesce(bf16_tflops, 0)) * 1e12 as peak_flops from gpu"
     ).pl()
-    workloads = con.execute(
-        """select w.workload_id,
-                  case when w.kind = 'role_pipeline' then w.producer_gflop_per_token * 1e9
-                       when w.kind = 'serving' then 2.0 * m.params_active_b * 1e9
-                       when w.kind = 'finetune_lora' then 4.0 * m.params_active_b * 1e9
-                       else 6.0 * m.params_active_b * 1e9 end as min_flops_per_unit,
-                  w.total_tokens as job_units,
-                  coalesce(w.scenario, 'training') as workload_scenario
-           from workload w join model m using (model_id)"""
-    ).pl()
+    workloads = con.execute(sql_text("warehouse.loading", "workload_min_flops.sql")).pl()
     joined = frame.join(gpus, on="gpu", how="left", maintain_order="left").join(
         workloads, on="workload_id", how="left", maintain_order="left"
     )

@@ -41,8 +41,8 @@ from warehouse.loading.observations import (
 )
 from warehouse.loading.reference_load import load_reference
 from warehouse.loading.run_log import as_of_date, finish_run, record_interrupted, record_source_status, start_run
-from warehouse.store import settings
 from warehouse.store.location import UnreadableWarehouse
+from warehouse.store.workspace import Workspace
 from warehouse.store.write_session import Holder, WarehouseBusy, Writer, journal_run, turn_taken, writing
 
 SHOW_REJECTS = 5  # rejected rows per source echoed on the console; the rest are in rejected_row
@@ -102,8 +102,7 @@ def parse_kept(source: str, raw_dir: Path, day: date) -> SourceLoad:
 
 
 def write_run(
-    warehouse: str,
-    data_dir: Path,
+    workspace: Workspace,
     run: RunContext,
     mode: str,
     loads: Prepared | Callable[[], Prepared],
@@ -112,7 +111,8 @@ def write_run(
     count_baseline: bool = True,
     on_wait: Callable[[Holder], None] | None = None,
 ) -> dict:
-    """Reference + bundled data, each source's load, estimates and the run log, in order.
+    """Reference + bundled data, each source's load, estimates and the run log, in order, into the
+    workspace's warehouse.
 
     `loads` may be a function returning them, called once this writer holds the turn (and
     before the warehouse is opened): payloads it parses then cannot be replaced under raw/ by
@@ -129,20 +129,20 @@ def write_run(
     row and raises WarehouseBusy.
     """
     try:
-        with turn_taken(warehouse, data_dir, run.run_id, run.run_date, mode, on_wait=on_wait) as turn:
+        with turn_taken(workspace, run.run_id, run.run_date, mode, on_wait=on_wait) as turn:
             prepared = loads() if callable(loads) else loads
             with turn.session() as session:
                 if isinstance(prepared, Unusable):
                     return _record_unusable(session, run, mode, prepared)
-                return _write(session, data_dir, run, mode, prepared, bundled_prices, count_baseline)
+                return _write(session, workspace, run, mode, prepared, bundled_prices, count_baseline)
     except WarehouseBusy as exc:
-        journal_run(data_dir, _log_row(run, mode, "refused", str(exc)))
+        journal_run(workspace, _log_row(run, mode, "refused", str(exc)))
         raise
     except UnreadableWarehouse as exc:  # it cannot take the failed row either: the next writer will
-        journal_run(data_dir, _log_row(run, mode, "failed", f"{type(exc).__name__}: {exc}"[:2000]))
+        journal_run(workspace, _log_row(run, mode, "failed", f"{type(exc).__name__}: {exc}"[:2000]))
         raise
     except Exception as exc:
-        _record_failure(warehouse, data_dir, run, mode, f"{type(exc).__name__}: {exc}")
+        _record_failure(workspace, run, mode, f"{type(exc).__name__}: {exc}")
         raise
 
 
@@ -160,16 +160,16 @@ def _record_unusable(session: Writer, run: RunContext, mode: str, unusable: Unus
     return finish_run(con, run, [], {}, [], error=unusable.message)
 
 
-def _write(session, data_dir, run, mode, loads, bundled_prices, count_baseline) -> dict:
+def _write(session, workspace, run, mode, loads, bundled_prices, count_baseline) -> dict:
     con = session.con
     if session.interrupted:
         record_interrupted(con, session.interrupted)
     start_run(con, run, mode)
-    baseline_loads = _load_baseline(con, run, data_dir, mode)
+    baseline_loads = _load_baseline(con, run, workspace.catalog_dir, mode)
     results, statuses = [], []
     for item in loads:
         table = table_for(spec_for(item.source).kind)
-        index_payloads(con, item.kept, data_dir, run)
+        index_payloads(con, item.kept, workspace.data_dir, run)
         if item.status == "skipped":
             statuses.append((item.source, "skipped", 0, 0, item.message))
             continue
@@ -197,16 +197,16 @@ def _write(session, data_dir, run, mode, loads, bundled_prices, count_baseline) 
     return summary
 
 
-def _record_failure(warehouse: str, data_dir: Path, run: RunContext, mode: str, message: str) -> None:
+def _record_failure(workspace: Workspace, run: RunContext, mode: str, message: str) -> None:
     """The run failed: nothing it wrote was kept; its failed run_log row is, so people see it."""
     try:
-        with writing(warehouse, data_dir, run.run_id, run.run_date, mode, wait_s=30) as session:
+        with writing(workspace, run.run_id, run.run_date, mode, wait_s=30) as session:
             start_run(session.con, run, mode)
             finish_run(session.con, run, [], {}, [], error=message[:2000])
     except Exception as exc:  # the warehouse itself (or its disk) is the problem: leave the row for the next writer
         log.warning("could not record the failure of run %s in the warehouse (%s); it waits in the run journal",
                     run.run_id, exc)
-        journal_run(data_dir, _log_row(run, mode, "failed", message[:2000]))
+        journal_run(workspace, _log_row(run, mode, "failed", message[:2000]))
 
 
 def _log_row(run: RunContext, mode: str, status: str, message: str) -> dict:
@@ -221,10 +221,10 @@ def _log_row(run: RunContext, mode: str, status: str, message: str) -> dict:
     }
 
 
-def _load_baseline(con, run: RunContext, data_dir: Path, mode: str) -> list[LoadResult]:
+def _load_baseline(con, run: RunContext, catalog_dir: Path, mode: str) -> list[LoadResult]:
     # The catalog (and its gpu_alias) must be current before any source resolves GPU names;
     # the bundled benchmarks keep calibration points even when no benchmark source ran.
-    catalog, unreadable = load_catalog_with_yours(settings.catalog_dir(data_dir))
+    catalog, unreadable = load_catalog_with_yours(catalog_dir)
     benchmarks = bundled.load_benchmark_results()
     wanted = baseline.digest(catalog, unreadable, benchmarks)
     if mode in ("ingest", "replay") and baseline.is_loaded(con, wanted):

@@ -1,19 +1,23 @@
--- grain: one row per serving workload x platform x dtype x family x tp x pp x ep x disagg x case_index x b_gpu
--- serving_batch: every batch of every serving layout (serving_layout) in serving_scope that
--- fits in memory (and batch 1 of every layout, to say why when none does), timed per GPU and
--- op by op (each op its own roofline, then summed; modeling.md §2), with its memory fit, at
+-- grain: a macro, one row per serving workload x platform x dtype x family x tp x pp x ep x disagg x case_index x b_gpu of the pass
+-- serving_batch(pass): every batch of every serving layout (serving_layout) in the pass's scope
+-- that fits in memory (and batch 1 of every layout, to say why when none does), timed per GPU
+-- and op by op (each op its own roofline, then summed; modeling.md §2), with its memory fit, at
 -- the documented efficiencies, beside the calibration factor serving_choice applies (a layout
--- appears once per serving_factor row of its workload, platform and GPU count; without one,
--- at factor 1). serving_choice then applies the factor and the latency limits. A view: each
--- serving pass times its own scope as it chooses, which costs less than storing millions of
--- wide rows at scale (docs/scale.md).
-create or replace view serving_batch as
+-- appears once per factor row of its workload, platform and GPU count; without one, at factor
+-- 1). serving_choice then applies the factor and the latency limits.
+-- `pass` is 'uncalibrated' (topology_serving, calibration_rates) or 'calibrated'
+-- (topology_serving_calibrated) and names the pass's scope and factor tables,
+-- serving_scope_<pass> and serving_factor_<pass>: looked up by name, so the first pass runs
+-- before the calibrated pass's tables exist. The macro is inlined where it is read, so each
+-- pass times only its own scope, which costs less than storing millions of wide rows at scale
+-- (docs/scale.md).
+create or replace macro serving_batch(pass) as table
 with factored_layout as (
     -- the factor joined per layout, before the batches multiply it: joined per batch it costs
     -- more (docs/scale.md)
     select l.*, coalesce(f.factor, 1.0) as factor, f.case_index, f.band_p90
     from serving_layout l
-    left join serving_factor f
+    left join query_table('serving_factor_' || pass) f
       on f.workload_id = l.workload_id and f.platform_id = l.platform_id and f.n_gpus = l.n_gpus
 ),
 sized as (
@@ -24,8 +28,8 @@ sized as (
         g.b_gpu * f.seqs_per_gpu_seq as b,
         g.b_gpu * f.kv_gb_per_seq as kv_gb
     from factored_layout f
-    -- the first pass times only the platforms of measured and requested cases
-    join serving_scope using (workload_id, platform_id)
+    -- the pass's scope (the uncalibrated pass: only the platforms of measured and requested cases)
+    join query_table('serving_scope_' || pass) using (workload_id, platform_id)
     cross join (values (1), (2), (4), (8), (16), (24), (32), (48), (64), (96), (128), (192), (256),
                        (384), (512), (768), (1024), (1536), (2048), (3072), (4096)) g(b_gpu)
 ),

@@ -1,13 +1,14 @@
--- grain: one row per serving workload x platform x dtype x n_gpus x case_index (a predict case: x scaleup_group)
--- serving_choice: per serving layout, the batch with the most throughput that fits and meets
--- the latency limits under the calibration factor in `serving_factor`, deployed as one system
--- full of replicas (or one replica spanning systems), or, for a job without a demand, as whole
--- such systems side by side; then per GPU count, the best such deployment. Read twice:
--- uncalibrated (topology_serving, which calibration compares with the measurements) and
--- calibrated (topology_serving_calibrated, which the estimates publish), so the published
--- throughput is the one whose TTFT and TPOT meet the limits. A serving_factor row with a
--- case_index chooses for that case of `gpucalc predict` under its own factor, apart.
-create or replace view serving_choice as
+-- grain: a macro, one row per serving workload x platform x dtype x n_gpus x case_index of the pass (a predict case: x scaleup_group)
+-- serving_choice(pass): per serving layout, the batch with the most throughput that fits and
+-- meets the latency limits under the pass's calibration factor (serving_batch(pass)), deployed
+-- as one system full of replicas (or one replica spanning systems), or, for a job without a
+-- demand, as whole such systems side by side; then per GPU count, the best such deployment.
+-- One definition for both passes: 'uncalibrated' (topology_serving, which calibration compares
+-- with the measurements) and 'calibrated' (topology_serving_calibrated, which the estimates
+-- publish), so the published throughput is the one whose TTFT and TPOT meet the limits. A
+-- factor row with a case_index chooses for that case of `gpucalc predict` under its own
+-- factor, apart.
+create or replace macro serving_choice(pass) as table
 with factored as (
     select
         *,
@@ -15,7 +16,7 @@ with factored as (
         (t_decode_s + t_prefill_load_s) / factor as t_step_s,
         (t_prefill_s + t_decode_s) / factor + t_kv_transfer_s as ttft_s,
         t_prefill_work_s / factor as t_prompt_gpu_s
-    from serving_batch
+    from serving_batch(pass)
 ),
 limited as (
     select

@@ -16,8 +16,8 @@ select
 from calibration_point p
 join case_platform h
   on h.source = p.source and h.source_ref = p.source_ref and h.source_row is not distinct from p.source_row
--- (serving_factor is still 029's empty table here: every layout once, at factor 1)
-join serving_batch s
+-- (the uncalibrated pass: every layout once, at factor 1)
+join serving_batch('uncalibrated') s
   on s.workload_id = h.workload_id and s.platform_id = h.platform_id and s.dtype = h.model_dtype
  and serving_case_fits(s.n_gpus, s.scaleup_group, h.gpu_count, h.gpus_per_node)
 where p.latest and p.kind = 'serving' and s.fits_memory and not s.disagg

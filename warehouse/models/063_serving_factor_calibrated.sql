@@ -1,5 +1,5 @@
 -- grain: one row per serving workload x platform x n_gpus x case_index (null: the estimates' factor)
--- serving_factor, calibrated: the factor each serving estimate publishes, so the serving choice
+-- serving_factor_calibrated: the factor each serving estimate publishes, so the serving choice
 -- is made again with calibrated step times (064_topology_serving_calibrated). A serving case
 -- `gpucalc predict` asks about takes, on every system size of its platform, that size's factor
 -- where the case is whole such systems (a serving result measures the deployment it was
@@ -9,7 +9,7 @@
 -- (serving_choice); a level with too few points for a band of its own (error_band:
 -- unvalidated) counts the widest band its kind of workload has earned, not none, so a
 -- calibration nobody could check never outranks one that was checked.
-create or replace table serving_factor as
+create or replace table serving_factor_calibrated as
 with band as (
     select kind, level, coalesce(error_p90, max(error_p90) over (partition by kind)) as band_p90
     from error_band

@@ -2,5 +2,5 @@
 -- topology_serving_calibrated: the serving choice under the calibrated factors: throughput,
 -- TTFT and TPOT as published, the batch chosen so the calibrated numbers meet the limits. Rows
 -- with a case_index are the cases `gpucalc predict` asks about, each under its own factor
--- (warehouse/sql/predict.sql); the estimates are the rows without.
-create or replace table topology_serving_calibrated as select * from serving_choice;
+-- (warehouse/questions/sql/predict.sql); the estimates are the rows without.
+create or replace table topology_serving_calibrated as select * from serving_choice('calibrated');

@@ -1,8 +1,8 @@
 -- grain: one row per run_date x workload x platform x n_gpus x pricing
 -- Every option of every night's report, whole: each pair of night_option_pair with its
 -- topology (night_topology) and its quote (night_quote) of the same night, in the columns
--- and order the single table of that name had (warehouse/build/night_option_split.py moved an older
--- warehouse's rows into the three).
+-- and order the single table of that name had (warehouse/build/migrations/night_option_split.py
+-- moves an older warehouse's rows into the three).
 create or replace view night_option as
 select
     t.run_date, t.run_id,

@@ -16,6 +16,7 @@ import polars as pl
 
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.questions.whatif_inputs import check_dtype
+from warehouse.store.sql_text import sql_text
 
 YOUR_SERVING = "your-serving"
 
@@ -93,15 +94,8 @@ def choices(
         unknown = [p for p in platforms if p not in known]
         if unknown:
             raise DecideError(f"unknown platform {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        rows = con.execute(
-            """select *, case when pricing = 'owned' then 'buy' when pricing = 'spot' then 'rent spot'
-                              when pricing like 'reserved%' then 'rent reserved' else 'rent on-demand' end as choice,
-                      'cheapest' as pick
-               from platform_choice
-               where workload_id = ? and list_contains(?, platform_id) and list_contains(?, pricing)
-               order by platform_id, pricing""",
-            [workload_id, platforms, list(pricing)],
-        ).pl()
+        rows = con.execute(sql_text("warehouse.questions", "decide_named_platforms.sql"),
+                           [workload_id, platforms, list(pricing)]).pl()
     else:
         rows = con.execute(
             """select * from decision

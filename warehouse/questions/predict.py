@@ -20,8 +20,9 @@ from sources.gpu_identity import GpuCatalog, resolve_name
 from sources.mlperf import workload_id as mlperf_workload
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.loading.identity import catalog as gpu_catalog
-from warehouse.questions.scratch import copy_inputs, sql_file
+from warehouse.questions.scratch import copy_inputs
 from warehouse.store import db
+from warehouse.store.sql_text import sql_text
 
 OUTPUT_COLUMNS = (
     "predicted_tokens_per_s",
@@ -135,26 +136,7 @@ def resolve_cases(cases: pl.DataFrame, catalog: GpuCatalog, workloads: set[str])
 def _add_missing_platforms(con: duckdb.DuckDBPyConnection, cases: pl.DataFrame) -> None:
     """A GPU with no platform gets a plain one-node host so it can still be modelled."""
     con.register("wanted", cases.filter(pl.col("reason").is_null()).to_arrow())
-    con.execute(
-        """insert into platform by name
-           select 'host-' || g.gpu_id || '-' || w.per_node as platform_id,
-                  'generic host: ' || w.per_node || 'x ' || g.name as name,
-                  g.gpu_id, w.per_node as gpus_per_node,
-                  w.per_node as scaleup_domain_gpus,
-                  case when coalesce(g.scaleup_gbps_bidir, 0) > 0 then 'gpu-link' else 'pcie-host' end
-                      as scaleup_kind,
-                  case when coalesce(g.scaleup_gbps_bidir, 0) > 0 then g.scaleup_gbps_bidir
-                       else g.host_link_gbps_bidir end as scaleup_gbps_bidir,
-                  g.host_link_gbps_bidir, ? as network_gbps_per_gpu,
-                  g.tdp_w * w.per_node / 1000.0 * 1.4 as node_power_kw,
-                  max(w.nodes) over (partition by g.gpu_id) as max_nodes,
-                  'synthesised by gpucalc predict from the gpu row' as source
-           from (select gpu_id, max(gpu_count // greatest(nodes, 1)) as per_node, max(nodes) as nodes
-                 from wanted group by gpu_id) w
-           join gpu g using (gpu_id)
-           where not exists (select 1 from platform p where p.gpu_id = w.gpu_id)""",
-        [DEFAULT_NETWORK_GBPS],
-    )
+    con.execute(sql_text("warehouse.questions", "predict_host_platform.sql"), [DEFAULT_NETWORK_GBPS])
     con.unregister("wanted")
 
 
@@ -217,4 +199,4 @@ def _predict_cases(con: duckdb.DuckDBPyConnection, cases: pl.DataFrame, run_date
     )
     con.unregister("requests")
     rebuild_estimates(con, "predict", run_date)
-    return con.execute(sql_file("predict.sql")).pl()
+    return con.execute(sql_text("warehouse.questions", "predict.sql")).pl()

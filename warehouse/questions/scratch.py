@@ -121,9 +121,3 @@ def _load_catalog(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None):
     catalog, unreadable = load_catalog_with_yours(catalog_dir)
     load_reference(con, catalog, run, unreadable)
     return run
-
-
-def sql_file(name: str) -> str:
-    from importlib import resources
-
-    return (resources.files("warehouse") / "sql" / name).read_text()

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from warehouse.questions.whatif import SideResult
 from warehouse.questions.whatif_inputs import SideSpec, WhatIfError
+from warehouse.store.sql_text import sql_text
 
 
 @dataclass
@@ -37,15 +38,7 @@ def stage_loads(con, workload: dict, side: SideResult, spec: SideSpec) -> list[S
     wid, dtype = workload["workload_id"], workload["dtype"]
     peak, run_dtype = _peak(con, side.platform_id, wid, dtype)
     if workload["kind"] != "role_pipeline":
-        flops = con.execute(
-            """select case when kind = 'serving'
-                           -- a lower bound: 2 FLOPs per active weight for each output and input token
-                           then 2e9 * params_active_b * (coalesce(input_len, 0) + output_len) / output_len
-                           else train_flops_per_token(params_active_b, attn_layers, q_heads, head_dim, seq_len, kind)
-                      end
-               from workload_spec where workload_id = ?""",
-            [wid],
-        ).fetchone()[0]
+        flops = con.execute(sql_text("warehouse.questions", "whatif_flop_per_token.sql"), [wid]).fetchone()[0]
         stage = "serving" if workload["kind"] == "serving" else "training"
         how = (f"{flops / 1e9:,.1f} GFLOP (2 per active weight for every input and output token, a lower bound)"
                if stage == "serving" else f"{flops / 1e9:,.1f} GFLOP (6 per active weight plus attention)")

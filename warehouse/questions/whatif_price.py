@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 from warehouse.questions.whatif_inputs import Price
+from warehouse.store.sql_text import sql_text
 
 
 @dataclass
@@ -28,28 +29,14 @@ class PricePoint:
     base_gpu_hours: float | None = None
 
 
-# The extra hours a basis bills are read off the estimate itself: its time to finish on this
-# basis over its shortest on any basis for the same layout. New columns of the view are
-# carried along and read by name.
-_ESTIMATE_ROWS = """
-    with rows as (
-        select e.*, e.time_to_finish_h / min(e.time_to_finish_h) over (partition by e.workload_id)
-               as billed_time_factor
-        from estimate e
-        where e.platform_id = ? and e.n_gpus = ? and {scope}
-    )
-    select * from rows where pricing = ?
-    order by usd_per_hour, provider, instance_type, region limit 1
-"""
-
-
 def estimate_row(con, workload_id: str | None, platform_id: str, n_gpus: int, basis: str) -> dict | None:
     """The cheapest estimate row on `basis` for `n_gpus` of the platform running the workload;
     with no workload, any estimate row held by one instance (a part of a two-platform side)."""
     if workload_id is not None:
-        sql, params = _ESTIMATE_ROWS.format(scope="e.workload_id = ?"), [platform_id, n_gpus, workload_id, basis]
+        scope, params = "e.workload_id = ?", [platform_id, n_gpus, workload_id, basis]
     else:
-        sql, params = _ESTIMATE_ROWS.format(scope="e.instances = 1"), [platform_id, n_gpus, basis]
+        scope, params = "e.instances = 1", [platform_id, n_gpus, basis]
+    sql = sql_text("warehouse.questions", "whatif_estimate_row.sql", scope=scope)
     frame = con.execute(sql, params).pl()
     return frame.to_dicts()[0] if frame.height else None
 

@@ -85,7 +85,7 @@ def connect(
 ) -> duckdb.DuckDBPyConnection:
     """A connection with the schema applied (writers, unless `schema=False`) or as found (readers).
 
-    `data_path` is where a new DuckLake keeps its Parquet files (settings.lake_data_path);
+    `data_path` is where a new DuckLake keeps its Parquet files (Workspace.lake_data_path);
     `shown_as` the file an error names, when `location` is a working copy of it.
     """
     where = parse(location)

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 import sqlite3
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 import duckdb
 
+from sources.environment import number
 from warehouse.store import settings
 from warehouse.store.location import DAMAGED, BadWarehouse, Location, redact, unreadable
 
@@ -140,10 +140,7 @@ def snapshot_of_day(con: duckdb.DuckDBPyConnection, day: date) -> int:
 
 def keep_days() -> int:
     """Days of history (time travel) a lake keeps: GPUCALC_LAKE_KEEP_DAYS, else KEEP_DAYS."""
-    try:
-        return max(1, int(os.environ.get("GPUCALC_LAKE_KEEP_DAYS", KEEP_DAYS)))
-    except ValueError:
-        return KEEP_DAYS
+    return number("GPUCALC_LAKE_KEEP_DAYS", KEEP_DAYS, int, 1)
 
 
 def expire_history(con: duckdb.DuckDBPyConnection, keep: timedelta | None = None) -> int:

@@ -15,10 +15,11 @@ once, so every process and worker that receives the string means the same file.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from sources.environment import env
 
 FILE, MEMORY, DUCKLAKE, MOTHERDUCK = "file", "memory", "ducklake", "motherduck"
 CATALOG_KINDS = ("duckdb", "sqlite", "postgres")
@@ -60,8 +61,8 @@ _given_locations: set[str] = set()
 def _secret_values() -> set[str]:
     """The secrets this process was given: the password and token settings in GPUCALC_WAREHOUSE
     or --warehouse, and the variables drivers read theirs from (an error may echo one without its key)."""
-    values = {os.environ.get(name, "") for name in SECRET_VARIABLES}
-    for configured in (os.environ.get("GPUCALC_WAREHOUSE", ""), *_given_locations):
+    values = {env(name, "") for name in SECRET_VARIABLES}
+    for configured in (env("GPUCALC_WAREHOUSE", ""), *_given_locations):
         for found in (*_SECRET_SETTING.finditer(configured), *_URL_PASSWORD.finditer(configured)):
             values.add(configured[found.end("key"):found.end()].strip("'\""))
     return {v for v in values if len(v) >= _SHORTEST_HIDDEN_VALUE}

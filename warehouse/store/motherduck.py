@@ -9,10 +9,9 @@ warehouse is one sentence saying which.
 
 from __future__ import annotations
 
-import os
-
 import duckdb
 
+from sources.environment import env
 from warehouse.store import lake, settings
 from warehouse.store.location import BadWarehouse, Location, redact
 
@@ -20,7 +19,7 @@ TOKEN_VARIABLES = ("motherduck_token", "MOTHERDUCK_TOKEN")
 
 
 def token() -> str | None:
-    return next((os.environ[name] for name in TOKEN_VARIABLES if os.environ.get(name)), None)
+    return next((value for name in TOKEN_VARIABLES if (value := env(name))), None)
 
 
 def connect(where: Location, read_only: bool = False) -> duckdb.DuckDBPyConnection:

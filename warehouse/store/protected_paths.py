@@ -11,33 +11,33 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from warehouse.store import settings
-from warehouse.store.location import DUCKLAKE, FILE, parse
+from warehouse.store.location import DUCKLAKE, FILE
 from warehouse.store.turns import LOCK_NAME
+from warehouse.store.workspace import Workspace
 
 # What DuckDB and SQLite keep beside a database file while it is written or read.
 _COMPANIONS = (".wal", ".next", ".next.wal", ".tmp", "-wal", "-shm", "-journal")
 
 
-def kept_state(location: str, data_dir: Path) -> list[Path]:
-    """Every file and folder of the warehouse at `location` and of the data directory that gpucalc
-    keeps (a folder's contents included)."""
-    where = parse(location)
+def kept_state(workspace: Workspace) -> list[Path]:
+    """Every file and folder of the workspace's warehouse and data directory that gpucalc keeps
+    (a folder's contents included)."""
+    where = workspace.where
     own = where.local_file if where.kind == FILE else where.catalog_file
     paths = [*_with_companions(own)] if own is not None else []
-    if where.kind == DUCKLAKE and "://" not in (data_path := settings.lake_data_path(data_dir)):
+    if where.kind == DUCKLAKE and "://" not in (data_path := workspace.lake_data_path):
         paths.append(Path(data_path))
-    paths += [settings.raw_dir(data_dir), data_dir / "run_journal", data_dir / "logs",
-              settings.catalog_dir(data_dir), data_dir / LOCK_NAME]
+    paths += [workspace.raw_dir, workspace.journal_dir, workspace.logs_dir, workspace.catalog_dir,
+              workspace.data_dir / LOCK_NAME]
     if own is not None:
         paths.append(own.parent / LOCK_NAME)  # the write turn's lock lives beside the warehouse's file
     return [_real(p) for p in paths]
 
 
-def kept_state_reason(target: Path, location: str, data_dir: Path) -> str | None:
+def kept_state_reason(target: Path, workspace: Workspace) -> str | None:
     """Why writing `target` (a file, or a folder of files) would overwrite what gpucalc keeps, or None."""
     wanted = _real(target)
-    for kept in kept_state(location, data_dir):
+    for kept in kept_state(workspace):
         if wanted == kept or kept in wanted.parents or _same_file(wanted, kept):
             return f"{target} is part of the warehouse's kept state ({kept}): writing there would destroy it"
     return None

@@ -1,4 +1,8 @@
-"""Where the pipeline keeps its data (one data directory, one warehouse location) and how DuckDB may use the machine."""
+"""How DuckDB may use the machine, and where gpucalc caches what it can recompute.
+
+A data directory's layout and the warehouse setting are warehouse/store/workspace.py's; every
+environment variable is read through sources/environment.py.
+"""
 
 from __future__ import annotations
 
@@ -6,59 +10,18 @@ import os
 import re
 from pathlib import Path
 
-
-def data_dir(override: str | Path | None = None) -> Path:
-    """The data directory: an explicit argument, else GPUCALC_DATA_DIR, else ./data."""
-    return Path(override or os.environ.get("GPUCALC_DATA_DIR") or "data").resolve()
-
-
-def warehouse_path(data_directory: Path, override: str | None = None) -> str:
-    """The warehouse: `--warehouse`, else GPUCALC_WAREHOUSE, else <data-dir>/warehouse.duckdb.
-
-    A DuckDB file, `ducklake:<catalog>` or `md:<database>` (warehouse/store/location.py), returned
-    in its canonical spelling (file paths absolute); a setting gpucalc cannot use raises
-    location.BadWarehouse with one sentence.
-    """
-    from warehouse.store.location import parse
-
-    chosen = override or os.environ.get("GPUCALC_WAREHOUSE") or str(data_directory / "warehouse.duckdb")
-    return parse(chosen).uri
-
-
-def lake_data_path(data_directory: Path) -> str:
-    """Where a new DuckLake writes its Parquet files: GPUCALC_LAKE_DATA_PATH, else <data-dir>/lake/.
-
-    A folder or an object-storage prefix (s3://bucket/gpucalc/); every writer of one lake must
-    name the same place, so on several machines it is shared storage.
-    """
-    chosen = os.environ.get("GPUCALC_LAKE_DATA_PATH") or str(data_directory / "lake")
-    if "://" not in chosen:
-        chosen = str(Path(chosen).expanduser().resolve())
-    return chosen.rstrip("/") + "/"
-
-
-def raw_dir(data_directory: Path) -> Path:
-    return data_directory / "raw"
-
-
-def reports_dir(data_directory: Path) -> Path:
-    return data_directory / "reports"
-
-
-def catalog_dir(data_directory: Path) -> Path:
-    """Your own catalog rows (aliases, workloads, models, ...), layered over the bundled catalog."""
-    return data_directory / "catalog"
+from sources.environment import env
 
 
 def cache_dir() -> Path | None:
     """Where gpucalc keeps what it can recompute (validation results, drawn charts):
     GPUCALC_CACHE_DIR, else $XDG_CACHE_HOME/gpucalc, else ~/.cache/gpucalc; `off` keeps nothing."""
-    chosen = os.environ.get("GPUCALC_CACHE_DIR")
+    chosen = env("GPUCALC_CACHE_DIR")
     if chosen == "off":
         return None
     if chosen:
         return Path(chosen).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpucalc"
+    return Path(env("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpucalc"
 
 
 # Writers store row groups of 8,192 rows rather than DuckDB's 122,880 (db.open_file attaches a
@@ -90,7 +53,7 @@ def memory_limit() -> str:
     """
     from warehouse.store.location import BadWarehouse
 
-    chosen = os.environ.get("GPUCALC_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    chosen = env("GPUCALC_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
     found = _MEMORY_SIZE.fullmatch(chosen)
     unit = _MEMORY_UNITS.get(found[2].lower()) if found else None
     if unit is None or float(found[1]) * unit < MIN_MEMORY_BYTES:
@@ -109,7 +72,7 @@ def threads() -> int | None:
     outside 1..max_threads() raises BadWarehouse."""
     from warehouse.store.location import BadWarehouse
 
-    chosen = os.environ.get("GPUCALC_THREADS")
+    chosen = env("GPUCALC_THREADS")
     if not chosen:
         return None
     if not chosen.strip().isdigit() or not 1 <= int(chosen) <= max_threads():

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from sources.environment import number
+
 LOCK_NAME = ".gpucalc-write.lock"
 DEFAULT_WAIT_S = 600.0  # a nightly fetch can take minutes; waiting beats failing
 POLL_S = 0.2
@@ -67,10 +69,7 @@ def me(run_id: str, run_date: str, mode: str) -> Holder:
 
 def wait_seconds() -> float:
     """How long a writer waits for its turn: GPUCALC_WRITE_WAIT_S, else DEFAULT_WAIT_S."""
-    try:
-        return max(0.0, float(os.environ.get("GPUCALC_WRITE_WAIT_S", DEFAULT_WAIT_S)))
-    except ValueError:
-        return DEFAULT_WAIT_S
+    return number("GPUCALC_WRITE_WAIT_S", DEFAULT_WAIT_S, float, 0.0)
 
 
 def wait_for(

@@ -33,14 +33,14 @@ from pathlib import Path
 import duckdb
 
 from sources.raw_store import write_atomically
-from warehouse.store import db, lake, settings
-from warehouse.store.location import DUCKLAKE, Location, parse, redact
+from warehouse.store import db, lake
+from warehouse.store.location import DUCKLAKE, Location, redact
 from warehouse.store.pg_turn import pg_turn
 from warehouse.store.turns import LOCK_NAME, Holder, WarehouseBusy, file_turn, me, wait_seconds
+from warehouse.store.workspace import Workspace
 
 __all__ = ["LOCK_NAME", "Holder", "Turn", "WarehouseBusy", "Writer", "journal_run", "turn_taken", "wait_seconds",
            "writing"]
-JOURNAL_DIR = "run_journal"
 UNREADABLE_DIR = "unreadable"  # under run_journal/: entries that are not a run_log row, kept for the record
 log = logging.getLogger(__name__)
 
@@ -57,17 +57,17 @@ class Writer:
 class Turn:
     """The write turn, held: what to write and where, and the holder before, if it was killed."""
 
-    where: Location
-    data_dir: Path
+    workspace: Workspace
     interrupted: Holder | None
 
     @contextmanager
     def session(self) -> Iterator[Writer]:
         """A connection whose changes land atomically on success; on an exception nothing this
         session wrote reaches the live warehouse."""
-        opened = _swapped(self.where, self.data_dir) if self.where.local_file else _in_place(self.where, self.data_dir)
-        with opened as con:
-            imported = _import_journal(con, self.data_dir)
+        where = self.workspace.where
+        opened = _swapped if where.local_file else _in_place
+        with opened(where, self.workspace) as con:
+            imported = _import_journal(con, self.workspace.journal_dir)
             yield Writer(con, self.interrupted)
         for path in imported:  # only once the rows they carried have landed
             path.unlink(missing_ok=True)
@@ -75,8 +75,7 @@ class Turn:
 
 @contextmanager
 def turn_taken(
-    location: str,
-    data_dir: Path,
+    workspace: Workspace,
     run_id: str,
     run_date: date,
     mode: str,
@@ -86,20 +85,19 @@ def turn_taken(
 ) -> Iterator[Turn]:
     """Wait for the write turn and hold it: what is read from raw/ while it is held, no other
     gpucalc writer changes before this one's session writes."""
-    where = parse(location)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    where = workspace.where
+    workspace.data_dir.mkdir(parents=True, exist_ok=True)
     mine = me(run_id, run_date.isoformat(), mode)
     wait = wait_s if wait_s is not None else wait_seconds()
     turn = pg_turn(where, mine, wait, on_wait) if where.catalog == "postgres" else file_turn(
-        _turn_folder(where, data_dir), mine, wait, on_wait)
+        _turn_folder(where, workspace.data_dir), mine, wait, on_wait)
     with turn as interrupted:
-        yield Turn(where, data_dir, interrupted)
+        yield Turn(workspace, interrupted)
 
 
 @contextmanager
 def writing(
-    location: str,
-    data_dir: Path,
+    workspace: Workspace,
     run_id: str,
     run_date: date,
     mode: str,
@@ -108,7 +106,7 @@ def writing(
     on_wait: Callable[[Holder], None] | None = None,
 ) -> Iterator[Writer]:
     """Hold the write turn and yield a connection whose changes land atomically on success."""
-    with turn_taken(location, data_dir, run_id, run_date, mode, wait_s=wait_s, on_wait=on_wait) as turn:
+    with turn_taken(workspace, run_id, run_date, mode, wait_s=wait_s, on_wait=on_wait) as turn:
         with turn.session() as writer:
             yield writer
 
@@ -124,9 +122,9 @@ def _turn_folder(where: Location, data_dir: Path) -> Path:
     return folder
 
 
-def journal_run(data_dir: Path, row: dict) -> Path:
+def journal_run(workspace: Workspace, row: dict) -> Path:
     """Leave a run_log row for the next writer (a run that never got to write)."""
-    folder = data_dir / JOURNAL_DIR
+    folder = workspace.journal_dir
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{row['run_id']}.json"
     write_atomically(path, json.dumps(row, default=str).encode())
@@ -134,9 +132,9 @@ def journal_run(data_dir: Path, row: dict) -> Path:
 
 
 @contextmanager
-def _in_place(where: Location, data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+def _in_place(where: Location, workspace: Workspace) -> Iterator[duckdb.DuckDBPyConnection]:
     """A shared catalog (SQLite, PostgreSQL) or MotherDuck: the whole session is one transaction."""
-    con = db.connect(where.uri, data_path=settings.lake_data_path(data_dir), schema=False)
+    con = db.connect(where.uri, data_path=workspace.lake_data_path, schema=False)
     try:
         with db.session_transaction(con):
             db.apply_schema(con)
@@ -148,14 +146,14 @@ def _in_place(where: Location, data_dir: Path) -> Iterator[duckdb.DuckDBPyConnec
 
 
 @contextmanager
-def _swapped(where: Location, data_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+def _swapped(where: Location, workspace: Workspace) -> Iterator[duckdb.DuckDBPyConnection]:
     """A local DuckDB file (warehouse or lake catalog): write a copy, publish it by rename."""
     live = where.local_file
     working = _fresh_copy(live)
     try:
         if where.kind == DUCKLAKE:
             copy = Location(DUCKLAKE, str(working), "duckdb")
-            con = db.connect(copy.uri, data_path=settings.lake_data_path(data_dir), schema=False)
+            con = db.connect(copy.uri, data_path=workspace.lake_data_path, schema=False)
         else:
             con = db.connect(str(working), schema=False, shown_as=str(live))
     except BaseException:
@@ -220,13 +218,12 @@ def _discard(working: Path) -> None:
     working.with_name(working.name + ".wal").unlink(missing_ok=True)
 
 
-def _import_journal(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[Path]:
+def _import_journal(con: duckdb.DuckDBPyConnection, folder: Path) -> list[Path]:
     """Move the journal's run_log rows into the session; returns the entries to delete once it lands.
 
     An entry that is not a run_log row (edited, or written by something else) is moved to
     run_journal/unreadable/ with a warning: kept for the record, it blocks no writer.
     """
-    folder = data_dir / JOURNAL_DIR
     if not folder.is_dir():
         return []
     imported = []

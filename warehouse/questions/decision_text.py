@@ -6,8 +6,8 @@ import textwrap
 
 import polars as pl
 
-from reports.headline import decision_text
 from warehouse.questions.decide import rate_text
+from warehouse.questions.plain_text import decision_text  # the report's wording too
 
 
 def render(workload: dict, rows: pl.DataFrame, refused: list[tuple[str, int]] = ()) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from reports.markdown import fmt_hours, fmt_usd
+# the report's formats, so a figure reads the same in the report and in the terminal
+from warehouse.questions.plain_text import fmt_hours, fmt_usd
 from warehouse.questions.whatif import SideResult
 from warehouse.questions.whatif_answer import Answer, Comparison
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import duckdb
 
+from warehouse.store.sql_text import sql_text
+
 GROUPS = {
     "per workload kind": "kind",
     "per accelerator held out": "gpu_id",
@@ -23,14 +25,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         "",
     ]
     for title, column in GROUPS.items():
-        rows = con.execute(
-            f"""select {column}, count(*) as points,
-                       count(loao_factor) as calibrated,
-                       quantile_cont(loao_ape, 0.5) as median_ape,
-                       quantile_cont(loao_ape, 0.9) as p90_ape,
-                       quantile_cont(default_ape, 0.5) as default_median_ape
-                from backtest group by all order by 1"""
-        ).fetchall()
+        rows = con.execute(sql_text("warehouse.questions", "backtest_errors.sql", column=column)).fetchall()
         out.append(f"{title}:")
         out.append(f"  {'':24} {'points':>6} {'calibrated':>10} {'median':>7} {'p90':>7} {'uncalibrated median':>20}")
         for name, points, calibrated, median, p90, default in rows:

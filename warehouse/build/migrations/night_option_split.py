@@ -1,4 +1,4 @@
-"""A warehouse from before 2026-12-04 keeps every night's options when they are split in three.
+"""Upgrades a warehouse from before 2026-12-04, which kept each night's options as one wide table.
 
 Until then each night's options were whole rows of the table `night_option`; since, they are
 the rows of `night_option_pair`, `night_topology` and `night_quote`, read whole through the view
@@ -13,6 +13,7 @@ from __future__ import annotations
 import duckdb
 
 from warehouse.store.db import table_definition
+from warehouse.store.sql_text import sql_text
 
 TABLE = "night_option"
 PAIR, TOPOLOGY, QUOTE = "night_option_pair", "night_topology", "night_quote"
@@ -36,14 +37,8 @@ def move_rows(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> 
     topology = [c for c in _columns(con, TOPOLOGY) if c in old and c not in KEYS]
     quote = [c for c in _columns(con, QUOTE) if c in old and c not in KEYS]
     pair = [c for c in _columns(con, PAIR) if c in old and c not in KEYS]
-    # Rows alike in every topology (quote) column share a number within their night; the ranks
-    # treat nulls as alike, as a night's rows of one topology hold the same nulls.
-    con.execute(f"""
-        create or replace temp table night_option_numbered as
-        select *,
-               dense_rank() over (partition by run_date order by run_id, {_list(topology)}) as topology_id,
-               dense_rank() over (partition by run_date order by {_list(quote)}) as quote_id
-        from {TABLE}""")
+    con.execute(sql_text("warehouse.build.migrations", "night_option_numbered.sql",
+                         topology=_list(topology), quote=_list(quote)))
     try:
         con.execute(f"""insert into {TOPOLOGY} by name
                         select distinct run_date, run_id, topology_id, {_list(topology)} from night_option_numbered""")

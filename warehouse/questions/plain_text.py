@@ -1,0 +1,84 @@
+"""Figures and decisions in plain words: what the terminal prints and the report escapes.
+
+Both `gpucalc decide`/`whatif` and the nightly report say the same thing the same way, so the
+wording lives below both (reports/ escapes it for markdown).
+"""
+
+from __future__ import annotations
+
+
+def fmt_number(value, digits: int = 3) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return ""
+        magnitude = abs(value)
+        if magnitude >= 1e5:
+            return f"{value:,.0f}"
+        if magnitude >= 100:
+            return f"{value:,.1f}"
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def fmt_usd(value) -> str:
+    return "" if value is None else (f"${value:,.0f}" if abs(value) >= 100 else f"${value:,.2f}")
+
+
+def fmt_pct(value) -> str:
+    return "" if value is None else f"{100 * value:.0f}%"
+
+
+def fmt_signed_pct(value) -> str:
+    return "" if value is None else f"{100 * value:+.1f}%"
+
+
+def fmt_hours(value) -> str:
+    if value is None:
+        return ""
+    if value >= 48:
+        return f"{value / 24:.1f} d"
+    if value >= 1:
+        return f"{value:.1f} h"
+    return f"{value * 60:.0f} min"
+
+
+def _band(row: dict) -> str:
+    if row.get("confidence") == "measured":
+        return "measured"
+    if row.get("error_p50") is None:
+        return f"{row.get('confidence') or ''}, error unvalidated (fewer than 5 held-out points)"
+    return f"{row['confidence']} ±{fmt_pct(row['error_p50'])} median error"
+
+
+def decision_text(d: dict, serving: bool) -> tuple[str, str]:
+    """A decision row in words, plain text: (what it is, what it says). Markdown and the
+    terminal both print it (the headline escapes it)."""
+    what = d["choice"].capitalize() + (f" ({d['pick']})" if d["choice"] == "rent on-demand" else "")
+    if d["choice"] == "managed API":
+        return "Managed API", (
+            f"{d['provider']} at {fmt_usd(d['api_usd_per_mtok_output'])} per million output tokens, input included "
+            f"at this workload's input/output ratio (price of {d['api_observed_at']})")
+    gpus = d["fleet_gpus"] if d.get("fleet_gpus") is not None else d["n_gpus"]
+    where = f"{d['provider']} {d['instance_type']}" if d.get("instance_type") else d["provider"]
+    cost = (f"{fmt_usd(d['usd_per_mtok'])} per million {d['token_unit'] or 'tokens'} ({fmt_usd(d['usd_per_hour'])}/h)"
+            if serving else f"{fmt_hours(d['time_to_finish_h'])}, {fmt_usd(d['usd_total'])}")
+    extra = []
+    if serving and d.get("deployments") and d.get("unit_gpus"):
+        load = f" at {fmt_pct(d['fleet_utilization'])} of its capacity" if d.get("fleet_utilization") else ""
+        extra.append(f"fleet of {d['deployments']} replica{'s' if d['deployments'] != 1 else ''} of "
+                     f"{d['unit_gpus']} GPU{'s' if d['unit_gpus'] != 1 else ''}{load}")
+    if d["choice"] in ("rent spot", "rent reserved", "buy") and d.get("cost_vs_on_demand") is not None:
+        extra.append(f"{d['cost_vs_on_demand']:.2f}x the cheapest on-demand cost")
+    if d["choice"] == "buy":
+        be = d.get("break_even_utilization")
+        extra.append("beats renting this layout on-demand if kept busy more than "
+                     f"{fmt_pct(be)} of the time" if be is not None and be <= 1
+                     else "no on-demand quote of this layout to compare" if be is None
+                     else "never beats renting this layout on-demand at these prices")
+    extra += [d[note] for note in ("basis_note", "capacity_note") if d.get(note)]
+    tail = f"; {'; '.join(extra)}" if extra else ""
+    bottleneck = f"; bottleneck: {d['bottleneck']}" if d.get("bottleneck") else ""
+    return what, (f"{fmt_number(gpus)}x {d['platform_id']} ({d['layout'] or ''}) from {where} [{d['pricing']}]: "
+                  f"{cost}{bottleneck}; {_band(d)}{tail}")
