@@ -30,7 +30,7 @@ def run(
     Exit codes: 0 success, 3 partial (some live sources failed), 1 failed (the run failed,
     or every live source failed), 4 refused (another run held the warehouse too long).
     """
-    from sources.registry import UnknownSource, pick_live
+    from sources.kit.registry import UnknownSource, pick_live
     from warehouse.store.write_session import WarehouseBusy
 
     picked = [s.strip() for s in sources.split(",") if s.strip()] if sources else None

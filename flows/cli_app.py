@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sources import clock
+from sources.kit import clock
 
 if TYPE_CHECKING:
     from warehouse.store.workspace import Workspace
@@ -116,10 +116,10 @@ Colo = Annotated[float | None, typer.Option("--colo-usd-per-kw-month", help="Own
 def parse_date(value: str | None, *, not_after_today: bool = True) -> date | None:
     """A --date value; a day after today (UTC) is refused: data "observed" then would stay fresh.
 
-    So is a year outside the one window gpucalc reads dates in (sources/rows.py): no row of
+    So is a year outside the one window gpucalc reads dates in (sources/kit/rows.py): no row of
     any file can be dated there, so such a night would load nothing and call it a success.
     """
-    from sources.rows import YEARS
+    from sources.kit.rows import YEARS
 
     if value is None:
         return None

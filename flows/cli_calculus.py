@@ -75,7 +75,7 @@ def whatif(
     import dataclasses
     import json
 
-    from sources.clock import today
+    from sources.kit.clock import today
     from warehouse.questions.whatif_compare import answer
     from warehouse.questions.whatif_inputs import (
         Price,
@@ -134,7 +134,7 @@ def predict(
     """Predict benchmark results for every row of a CSV; rows it cannot model say why."""
     import polars as pl
 
-    from sources.clock import today
+    from sources.kit.clock import today
     from warehouse.questions.predict import predict as run_predict
 
     if not cases.is_file():
@@ -187,7 +187,7 @@ def _refuse(message: str, status: str) -> None:
 @app.command()
 def backtest(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
     """Leave-one-accelerator-out over the benchmark results: error per workload kind and GPU."""
-    from sources.clock import today
+    from sources.kit.clock import today
     from warehouse.build.rebuild import rebuild_estimates
     from warehouse.questions.backtest_text import render
 

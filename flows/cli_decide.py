@@ -86,7 +86,7 @@ def compare(
 
     Reads the warehouse the nightly run built; ownership flags answer in a private copy.
     """
-    from sources.clock import today
+    from sources.kit.clock import today
     from warehouse.questions import decide
     from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides, pricing_bases
 
@@ -108,7 +108,7 @@ def compare(
 def _reader_or_bundled(workspace: Workspace):
     """The warehouse, read-only; before the first nightly run, or when your catalog changed since
     the last, its inputs with the catalog you have, recomputed in memory."""
-    from sources.clock import today
+    from sources.kit.clock import today
     from warehouse.loading.baseline import catalog_changed
     from warehouse.questions import decide
     from warehouse.store import db
@@ -168,7 +168,7 @@ def serve(
     Answered in a private copy of the warehouse: your job is not added to it. To keep a serving job in
     the nightly report, add it to <data-dir>/catalog/workload.csv (docs/your_own_model.md).
     """
-    from sources.clock import today
+    from sources.kit.clock import today
     from warehouse.questions import decide
     from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides, pricing_bases
 

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from flows.cli_app import EXIT, DataDir, Warehouse, app, echo_wait, parse_date, workspace_for
-from sources import clock
+from sources.kit import clock
 
 Day = Annotated[str | None, typer.Option("--date", help="Observation date, UTC (YYYY-MM-DD; default today).")]
 
@@ -31,8 +31,8 @@ def ingest(
     warehouse: Warehouse = None,
 ) -> None:
     """Parse a local copy of a source's payload, keep it under raw/, load it as observed on --date."""
-    from sources.raw_store import UnsafeName
-    from sources.registry import UnknownSource
+    from sources.kit.raw_store import UnsafeName
+    from sources.kit.registry import UnknownSource
     from warehouse.loading.backfill import NothingToDo, ingest_file
 
     when = parse_date(day) or clock.today()
@@ -85,8 +85,8 @@ def replay(
 @app.command("sources")
 def list_sources(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
     """List every source: kind, key, live or file-only, last fetch and load, staleness."""
-    from sources.environment import env
-    from sources.registry import ALIASES, all_specs
+    from sources.kit.environment import env
+    from sources.kit.registry import ALIASES, all_specs
     from warehouse.loading.observations import STALE_AFTER_DAYS
 
     today = clock.today()

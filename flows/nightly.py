@@ -11,8 +11,8 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from flows import console
 from flows.log_file import run_log_file
 from flows.tasks import FetchOutcome, fetch_source, publish_report, write_warehouse
-from sources import clock
-from sources.registry import pick_live
+from sources.kit import clock
+from sources.kit.registry import pick_live
 from warehouse.loading.writer import new_run_id
 from warehouse.store.workspace import Workspace
 

@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from sources.environment import env, number
+from sources.kit.environment import env, number
 
 DEFAULT_STARTUP_TIMEOUT_S = 180
 PR_SET_PDEATHSIG = 1

@@ -14,9 +14,9 @@ from pathlib import Path
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from sources import http, raw_store
-from sources.base import MissingKey, SourceError
-from sources.registry import spec_for
+from sources.kit import http, raw_store
+from sources.kit.registry import spec_for
+from sources.kit.spec import MissingKey, SourceError
 from warehouse.loading.load import RunContext
 from warehouse.loading.writer import SourceLoad, parse_kept, write_run
 from warehouse.store.workspace import Workspace

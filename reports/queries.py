@@ -12,7 +12,7 @@ from datetime import date, timedelta
 import polars as pl
 
 from reports.night import Night
-from sources.registry import live_sources as live_source_names
+from sources.kit.registry import live_sources as live_source_names
 from warehouse.loading.observations import STALE_AFTER_DAYS
 from warehouse.store.sql_text import sql_text
 

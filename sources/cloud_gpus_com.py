@@ -24,10 +24,10 @@ import json
 import re
 from datetime import date
 
-from sources.base import Parsed, Payload, SourceError, SourceSpec, file_only, file_ref
-from sources.contracts import PRICE_QUOTE
-from sources.records import Rejects
-from sources.rows import Frame, RowProblem, number, price_row, shown
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.records import Rejects
+from sources.kit.rows import Frame, RowProblem, number, price_row, shown
+from sources.kit.spec import Parsed, Payload, SourceError, SourceSpec, file_only, file_ref
 
 NAME = "cloud_gpus_com"
 MAX_BYTES = 4 * 1024 * 1024  # the 2025-09 file is 43 KB

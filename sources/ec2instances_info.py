@@ -35,7 +35,7 @@ gpu_memory_gb = GPU_memory / GPUs (after the slice fraction: 3 GB / 0.125 = 24 G
 A record with GPU 0 (most of EC2) yields no rows; a file with no GPU record loads 0 rows.
 A price that is missing or empty gives no row; one that is not a positive number is a
 Reject naming the record, region and field. source_row is the record's position (1-based).
-Records are decoded one at a time (sources.records.json_items): the whole file is ~200 MB.
+Records are decoded one at a time (sources.kit.records.json_items): the whole file is ~200 MB.
 """
 
 from __future__ import annotations
@@ -43,10 +43,10 @@ from __future__ import annotations
 from datetime import date
 
 from sources.aws_pricelist.families import FRACTIONAL
-from sources.base import Parsed, Payload, SourceError, SourceSpec, file_only, file_ref
-from sources.contracts import PRICE_QUOTE
-from sources.records import Rejects, json_items
-from sources.rows import Frame, RowProblem, gpu_count, number, price_row, shown
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.records import Rejects, json_items
+from sources.kit.rows import Frame, RowProblem, gpu_count, number, price_row, shown
+from sources.kit.spec import Parsed, Payload, SourceError, SourceSpec, file_only, file_ref
 
 NAME = "ec2instances_info"
 PROVIDER = "aws"

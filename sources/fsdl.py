@@ -30,7 +30,7 @@ data centres) are left for the warehouse's duplicate_key rule: the first is kept
 such as "20-26" occur in vCPUs/RAM; they only ever appear inside a made-up name.
 
 source_row is the data row number (row 1 = the line after the header). Rows are read by
-sources.records: a row with the wrong number of fields is `malformed_row`, the last row of a
+sources.kit.records: a row with the wrong number of fields is `malformed_row`, the last row of a
 file without a final newline `possibly_truncated`. gpu_memory_gb is the "(80 GB)" in GPU Type.
 """
 
@@ -40,10 +40,10 @@ import re
 from collections import defaultdict
 from datetime import date
 
-from sources import records
-from sources.base import Parsed, Payload, SourceSpec, file_only, file_ref
-from sources.contracts import PRICE_QUOTE
-from sources.rows import Frame, RowProblem, gpu_count, number, price_row, usd_per_hour
+from sources.kit import records
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.rows import Frame, RowProblem, gpu_count, number, price_row, usd_per_hour
+from sources.kit.spec import Parsed, Payload, SourceSpec, file_only, file_ref
 
 NAME = "fsdl"
 MAX_BYTES = 256 * 1024  # the 2025-03 table is 15.5 KB (257 rows); 16x head-room

@@ -22,12 +22,12 @@ from datetime import date
 
 import requests
 
-from sources.base import MissingKey, Parsed, Payload, SourceError, SourceSpec
-from sources.contracts import PRICE_QUOTE
-from sources.environment import env
-from sources.http import get_bytes
-from sources.records import Rejects
-from sources.rows import MAX_GPUS, Frame, RowProblem, json_number, number, price_row, shown
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.environment import env
+from sources.kit.http import get_bytes
+from sources.kit.records import Rejects
+from sources.kit.rows import MAX_GPUS, Frame, RowProblem, json_number, number, price_row, shown
+from sources.kit.spec import MissingKey, Parsed, Payload, SourceError, SourceSpec
 
 NAME = "lambda_cloud"
 PROVIDER = "lambda"

@@ -2,7 +2,7 @@
 
 Format and examples: docs/quotes_and_runs.md. One record per measured configuration;
 suite "user_run", benchmark = workload_id. File-only: `fetch` refuses. Records come from
-sources.records; every value is checked (finite, whole where the contract is Int64, a real
+sources.kit.records; every value is checked (finite, whole where the contract is Int64, a real
 date) so one bad record is one reject.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from sources import records
-from sources.base import Parsed, Payload, SourceSpec, file_only, file_ref
-from sources.contracts import BENCHMARK_METRICS, BENCHMARK_RESULT
-from sources.rows import Frame, RowProblem, day, finite, memory_gb, number, shown, text, whole
+from sources.kit import records
+from sources.kit.contracts import BENCHMARK_METRICS, BENCHMARK_RESULT
+from sources.kit.rows import Frame, RowProblem, day, finite, memory_gb, number, shown, text, whole
+from sources.kit.spec import Parsed, Payload, SourceSpec, file_only, file_ref
 
 NAME = "user_runs"
 MAX_BYTES = 2 * 1024 * 1024  # a hand-kept file: ~12,000 runs of ~170 bytes; split a bigger one

@@ -38,11 +38,10 @@ from datetime import date
 
 import requests
 
-from sources.base import Parsed, Payload, SourceError, SourceSpec
-from sources.contracts import PRICE_QUOTE
-from sources.http import get_bytes
-from sources.records import Rejects
-from sources.rows import (
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.http import get_bytes
+from sources.kit.records import Rejects
+from sources.kit.rows import (
     MAX_GPU_MEMORY_GB,
     MAX_GPUS,
     MAX_USD_PER_HOUR,
@@ -54,6 +53,7 @@ from sources.rows import (
     shown,
     usd_per_hour,
 )
+from sources.kit.spec import Parsed, Payload, SourceError, SourceSpec
 
 NAME = "vast"
 PROVIDER = "vast"

@@ -23,11 +23,11 @@ import requests
 
 from sources.aws_pricelist.families import SOURCE, gpu_for, keep
 from sources.aws_pricelist.offer_file import filter_lines, read_offer
-from sources.base import Parsed, Payload, SourceError, SourceSpec
-from sources.contracts import PRICE_QUOTE
-from sources.http import TIMEOUT_S, describe_failure, failures_in_short
-from sources.records import Rejects, first_of_each
-from sources.rows import Frame, RowProblem, number, price_row
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.http import TIMEOUT_S, describe_failure, failures_in_short
+from sources.kit.records import Rejects, first_of_each
+from sources.kit.rows import Frame, RowProblem, number, price_row
+from sources.kit.spec import Parsed, Payload, SourceError, SourceSpec
 
 NAME = SOURCE
 URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/{region}/index.csv"

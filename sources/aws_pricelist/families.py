@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from sources.rows import RowProblem, gpu_count, number
+from sources.kit.rows import RowProblem, gpu_count, number
 
 SOURCE = "aws_pricelist"
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sources.aws_pricelist.families import GPU_LINE, SOURCE, keep
-from sources.base import SourceError
-from sources.records import Rejects, csv_rows
+from sources.kit.records import Rejects, csv_rows
+from sources.kit.spec import SourceError
 
 PREAMBLE = 5  # FormatVersion, Disclaimer, Publication Date, Version, OfferCode
 REQUIRED = (

@@ -16,11 +16,11 @@ from urllib.parse import quote, urlsplit
 import requests
 
 from sources.azure_retail.skus import LOOKS_LIKE_GPU, gpu_for
-from sources.base import Parsed, Payload, SourceError, SourceSpec
-from sources.contracts import PRICE_QUOTE
-from sources.http import get_bytes
-from sources.records import Rejects
-from sources.rows import Frame, RowProblem, number, price_row, shown
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.http import get_bytes
+from sources.kit.records import Rejects
+from sources.kit.rows import Frame, RowProblem, number, price_row, shown
+from sources.kit.spec import Parsed, Payload, SourceError, SourceSpec
 
 NAME = "azure_retail"
 API = "https://prices.azure.com/api/retail/prices"

@@ -13,7 +13,7 @@ with the median step time of the logged training blocks.
 
 from __future__ import annotations
 
-from sources.base import SourceSpec
+from sources.kit.spec import SourceSpec
 from sources.mlperf.benchmarks import workload_id
 from sources.mlperf.bundle import NAME
 from sources.mlperf.live import fetch

@@ -25,7 +25,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from sources.base import Payload, Reject, SourceError
+from sources.kit.spec import Payload, Reject, SourceError
 
 NAME = "mlperf"
 FORMAT = "gpucalc.mlperf.bundle/2"

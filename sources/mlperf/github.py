@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import requests
 
-from sources.base import SourceError
-from sources.environment import env
-from sources.http import get_bytes
+from sources.kit.environment import env
+from sources.kit.http import get_bytes
+from sources.kit.spec import SourceError
 from sources.mlperf.bundle import NAME
 
 API = "https://api.github.com/repos"

@@ -24,7 +24,7 @@ import json
 import math
 import re
 
-from sources.base import Reject
+from sources.kit.spec import Reject
 from sources.mlperf.benchmarks import SERVING_SCENARIOS, Benchmark, served_scenario
 from sources.mlperf.bundle import file_ref, reject
 from sources.mlperf.layout import SUMMARY

@@ -19,8 +19,8 @@ from urllib.parse import quote
 
 import requests
 
-from sources.base import Payload, SourceError
-from sources.http import failures_in_short, get_bytes
+from sources.kit.http import failures_in_short, get_bytes
+from sources.kit.spec import Payload, SourceError
 from sources.mlperf import bundle, github, layout
 from sources.mlperf.bundle import NAME, Origin
 

@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from sources.base import Payload, SourceError
+from sources.kit.spec import Payload, SourceError
 from sources.mlperf import bundle, layout, provenance
 from sources.mlperf.bundle import NAME
 

@@ -23,8 +23,8 @@ from datetime import date
 
 import polars as pl
 
-from sources.base import Parsed, Payload, Reject
-from sources.contracts import BENCHMARK_RESULT, conform, empty
+from sources.kit.contracts import BENCHMARK_RESULT, conform, empty
+from sources.kit.spec import Parsed, Payload, Reject
 from sources.mlperf import inference, training
 from sources.mlperf.benchmarks import classify
 from sources.mlperf.bundle import NAME, read, reject

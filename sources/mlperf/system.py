@@ -1,7 +1,7 @@
 """Read a submission's systems/<system>.json: which accelerator, how many, how much memory.
 
 gpu_name stays exactly as the system JSON spells `accelerator_model_name`; the GPU identity
-resolver (sources/gpu_identity.py) turns name + memory into a catalog id. A system that
+resolver (sources/gpu_identity/) turns name + memory into a catalog id. A system that
 mixes accelerator models (MangoBoost's v5.1 cluster: "AMD Instinct MI300X 192GB HBM3 (x32),
 AMD Instinct MI325X 256GB HBM3e (x16)") has no single GPU to attribute a rate to, so its
 results are rejected rather than credited to either model.

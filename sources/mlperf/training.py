@@ -14,7 +14,7 @@ import math
 import statistics
 from datetime import UTC, datetime
 
-from sources.base import Reject
+from sources.kit.spec import Reject
 from sources.mlperf.benchmarks import Benchmark
 from sources.mlperf.bundle import file_ref, reject
 from sources.mlperf.layout import RUN_LOG

@@ -5,7 +5,7 @@ in exactly one form: usd_per_instance_hour | usd_per_gpu_hour | relative_to + mu
 (a per-GPU multiple of another quote in the same file) | ownership fields (pricing
 "owned"; formula in sources/quotes_file/price.py). File-only: `fetch` refuses.
 
-Records are read by sources.records (one bad row is one reject). Direct prices go straight into
+Records are read by sources.kit.records (one bad row is one reject). Direct prices go straight into
 the frame; only relative quotes wait until every row is read, since their target may come later.
 """
 
@@ -16,11 +16,11 @@ from datetime import date
 
 import polars as pl
 
-from sources import records
-from sources.base import Parsed, Payload, SourceSpec, file_only, file_ref
-from sources.contracts import PRICE_QUOTE, PRICING_MODELS
+from sources.kit import records
+from sources.kit.contracts import PRICE_QUOTE, PRICING_MODELS
+from sources.kit.rows import Frame, RowProblem, day, gpu_count, number, price_row, shown, text, usd_per_hour
+from sources.kit.spec import Parsed, Payload, SourceSpec, file_only, file_ref
 from sources.quotes_file import price
-from sources.rows import Frame, RowProblem, day, gpu_count, number, price_row, shown, text, usd_per_hour
 
 NAME = "quotes_file"
 MAX_BYTES = 2 * 1024 * 1024  # a hand-kept file: ~18,000 quotes of ~110 bytes; split a bigger one

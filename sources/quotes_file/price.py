@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import polars as pl
 
-from sources.ownership import defaults, owned_usd_per_hour
-from sources.rows import RowProblem, shown, usd_per_hour
+from sources.bundled.ownership import defaults, owned_usd_per_hour
+from sources.kit.rows import RowProblem, shown, usd_per_hour
 
 FORMS = {
     "instance": ("usd_per_instance_hour",),

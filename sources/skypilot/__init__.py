@@ -23,11 +23,11 @@ from pathlib import Path
 
 import requests
 
-from sources.base import Parsed, Payload, SourceError, SourceSpec
-from sources.contracts import PRICE_QUOTE
-from sources.http import failures_in_short, get_bytes
-from sources.records import Rejects, first_of_each
-from sources.rows import Frame, RowProblem, price_row
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.http import failures_in_short, get_bytes
+from sources.kit.records import Rejects, first_of_each
+from sources.kit.rows import Frame, RowProblem, price_row
+from sources.kit.spec import Parsed, Payload, SourceError, SourceSpec
 from sources.skypilot import gcp
 from sources.skypilot.rows import PRICE_COLUMNS, SOURCE, Table, count, gpu_memory, price, read_table
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from sources.base import SourceError
-from sources.records import Rejects
-from sources.rows import Frame, RowProblem, finite, price_row
+from sources.kit.records import Rejects
+from sources.kit.rows import Frame, RowProblem, finite, price_row
+from sources.kit.spec import SourceError
 from sources.skypilot.rows import PRICE_COLUMNS, SOURCE, Table, count, gpu_memory, price
 
 # Host machine type -> (accelerator as SkyPilot names it, GPUs per VM). From SkyPilot's

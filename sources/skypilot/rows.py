@@ -14,9 +14,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sources.base import Payload, SourceError
-from sources.records import Rejects, csv_rows
-from sources.rows import RowProblem, gpu_count, memory_gb, number, usd_per_hour
+from sources.kit.records import Rejects, csv_rows
+from sources.kit.rows import RowProblem, gpu_count, memory_gb, number, usd_per_hour
+from sources.kit.spec import Payload, SourceError
 
 SOURCE = "skypilot"
 

@@ -191,8 +191,8 @@ def test_writers_land_while_a_reader_holds_the_warehouse(night, tmp_path):
     """
     if night.kind == "file":
         pytest.skip("a reader holding the DuckDB file is tested in tests/flows/test_reliability.py")
-    from sources import raw_store
-    from sources.base import Payload
+    from sources.kit import raw_store
+    from sources.kit.spec import Payload
 
     quotes = write_file(tmp_path / "q.csv", "provider,instance_type,gpu_name,gpus_per_instance,usd_per_gpu_hour,"
                         "observed_at\nacme,a.1x,H100 SXM,1,2.5,2026-11-20\n")

@@ -134,8 +134,8 @@ def test_replay_rebuilds_the_day_from_the_kept_payloads_alone(aws_day, tmp_path)
 
 
 def test_replay_with_a_changed_schema_fails_that_source_only_and_keeps_its_rows(copy_of):
-    from sources import raw_store
-    from sources.base import Payload
+    from sources.kit import raw_store
+    from sources.kit.spec import Payload
 
     # the source renamed a column: what it sent that day, kept as it was sent
     kept = copy_of / "raw" / "skypilot" / DAY / "aws_vms.csv"

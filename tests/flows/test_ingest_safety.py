@@ -84,7 +84,7 @@ def test_a_catalog_of_another_cloud_is_refused_and_nothing_is_kept(aws_kept_unch
 
 
 def test_every_catalog_fixture_is_its_own_clouds_and_no_other():
-    from sources.base import Payload
+    from sources.kit.spec import Payload
     from sources.skypilot import wrong_cloud
 
     clouds = [path.name.removesuffix("_vms.csv") for path in sorted(SKYPILOT.glob("*_vms.csv"))]
@@ -222,7 +222,7 @@ def test_a_read_only_folder_under_raw_is_one_sentence_too(offline_copy, tmp_path
     """Where only a part is read-only the write fails midway: still one sentence naming the folder."""
     import errno
 
-    from sources import raw_store
+    from sources.kit import raw_store
 
     quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
 

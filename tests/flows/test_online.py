@@ -1,6 +1,6 @@
 """The online nightly flow against recorded responses, under a throwaway Prefect server.
 
-`sources.http.make_session` is swapped for one that serves fixture files in the sources' real
+`sources.kit.http.make_session` is swapped for one that serves fixture files in the sources' real
 formats (tests/sources/fakes.py): requests, urllib3's retries and Prefect's task retries all
 run for real; only the socket is fake. Two nights: on the first SkyPilot and Vast answer; on
 the second Vast returns HTTP 500 to every attempt. Lambda has no key in either.
@@ -31,7 +31,7 @@ def serve(monkeypatch):
 
     def install(routes: dict):
         make, fake = session_factory(routes)
-        monkeypatch.setattr("sources.http.make_session", make)
+        monkeypatch.setattr("sources.kit.http.make_session", make)
         return fake
 
     return install

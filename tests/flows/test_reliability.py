@@ -180,7 +180,7 @@ def test_paths_never_come_from_flags_unchecked(offline_copy, tmp_path):
 
 
 def test_a_file_over_its_size_limit_is_refused_at_once(offline_copy, tmp_path):
-    from sources.registry import spec_for
+    from sources.kit.registry import spec_for
 
     big = tmp_path / "quotes.csv"
     with open(big, "wb") as handle:

@@ -124,7 +124,7 @@ def test_a_disk_that_fills_while_the_warehouse_is_copied_leaves_it_and_no_half_c
 
 
 def test_a_disk_that_fills_while_a_payload_is_kept_leaves_no_cut_file(offline_copy, tmp_path, monkeypatch):
-    from sources import raw_store
+    from sources.kit import raw_store
 
     def full(_fd):
         raise OSError(errno.ENOSPC, "No space left on device")

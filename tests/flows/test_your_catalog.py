@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sources.catalog import data_path
+from sources.bundled.catalog import data_path
 from tests.flows.cli_helpers import gpucalc
 
 CHANGED = "your catalog (<data>/catalog/) changed since the warehouse loaded it"

@@ -33,8 +33,8 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 def nights(request, tmp_path_factory):
     from flows.nightly import nightly
     from reports.render import write_report
-    from sources import raw_store
-    from sources.base import Payload
+    from sources.kit import raw_store
+    from sources.kit.spec import Payload
     from warehouse.loading.backfill import ingest_file
     from warehouse.loading.load import RunContext
     from warehouse.loading.writer import new_run_id, parse_kept, write_run

@@ -3,7 +3,7 @@
 Two kinds, for two kinds of test:
 
 * `FakeHTTP` / `fake_session` replace only the socket. requests and urllib3's retry loop from
-  `sources.http.make_session` run for real, so a 500 followed by a 200 proves the shared
+  `sources.kit.http.make_session` run for real, so a 500 followed by a 200 proves the shared
   session retries, and a flow test can serve recorded responses to a whole run.
 * `FakeAdapter` / `RoutedAdapter` replace the whole transport adapter (no urllib3 retries):
   the quickest way to hand one source a queue of replies.
@@ -20,7 +20,7 @@ from requests.adapters import BaseAdapter, HTTPAdapter
 from urllib3 import HTTPResponse
 from urllib3.connectionpool import HTTPSConnectionPool
 
-from sources.http import make_session
+from sources.kit.http import make_session
 
 
 def url_key(url: str) -> str:
@@ -105,7 +105,7 @@ def fake_session(routes: dict) -> tuple[requests.Session, FakeHTTP]:
 
 
 def session_factory(routes: dict):
-    """A stand-in for `sources.http.make_session` serving `routes`; returns (factory, fake).
+    """A stand-in for `sources.kit.http.make_session` serving `routes`; returns (factory, fake).
 
     Every session it makes shares one FakeHTTP, so a test can count calls across tasks.
     """

@@ -1,6 +1,6 @@
 """Every accelerator spelling in ../shared/data/prices/ resolves, or is deliberately unmodelled.
 
-Each spelling found in those real files either resolves through sources/gpu_identity.py (an
+Each spelling found in those real files either resolves through sources/gpu_identity/ (an
 alias in sources/data/gpu_alias.csv or the name read by model, form factor and memory), needs
 the memory or instance type its row carries (a bare "A100" is 40 or 80 GB), or is listed below
 as a GPU gpucalc deliberately does not model. A quote for an unmodelled GPU is rejected with a
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from sources.catalog import load_catalog, load_table
+from sources.bundled.catalog import load_catalog, load_table
 from sources.gpu_identity import GpuCatalog, resolve_name
-from sources.gpu_names import parse_name
+from sources.gpu_identity.names import parse_name
 
 PRICES = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "prices"
 

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from sources import aws_pricelist
-from sources.base import Payload, SourceError
+from sources.kit.spec import Payload, SourceError
 from tests.sources.fakes import fake_session
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "aws_pricelist" / "us-east-1.csv"

@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from sources import azure_retail
-from sources.base import Payload, SourceError
+from sources.kit.spec import Payload, SourceError
 from tests.sources.fakes import fake_session
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "azure_retail"

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from sources.bundled import SNAPSHOT_DATE, load_benchmark_results, load_price_snapshot
-from sources.contracts import (
+from sources.kit.contracts import (
     BENCHMARK_KEY,
     BENCHMARK_METRICS,
     BENCHMARK_REQUIRED,

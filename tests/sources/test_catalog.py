@@ -13,7 +13,7 @@ from importlib import resources
 import polars as pl
 import pytest
 
-from sources.catalog import load_table
+from sources.bundled.catalog import load_table
 
 REQUIRED_GPUS = {
     "A100-SXM-80GB",
@@ -369,7 +369,7 @@ def test_added_accelerators_dense_peaks_and_memory(gpu, gpu_id, column, value):
 
 def test_every_gpu_id_reads_as_one_distinct_accelerator(gpu):
     # the resolver parses catalog ids like source names: no two rows may read the same
-    from sources.gpu_names import parse_name
+    from sources.gpu_identity.names import parse_name
 
     seen = {}
     for row in gpu.iter_rows(named=True):

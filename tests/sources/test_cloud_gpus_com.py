@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from sources import cloud_gpus_com, registry
-from sources.base import Payload, SourceError
-from sources.catalog import load_catalog
-from sources.contracts import PRICE_QUOTE
+from sources import cloud_gpus_com
+from sources.bundled.catalog import load_catalog
+from sources.kit import registry
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.spec import Payload, SourceError
 from tests.sources.test_aliases import NOT_MODELLED
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "cloud_gpus_com" / "cloud_gpu.json"

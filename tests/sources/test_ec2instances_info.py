@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from sources import ec2instances_info, registry
-from sources.base import Payload, SourceError
-from sources.catalog import load_catalog
-from sources.contracts import PRICE_QUOTE
+from sources import ec2instances_info
+from sources.bundled.catalog import load_catalog
+from sources.kit import registry
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.spec import Payload, SourceError
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "ec2instances_info" / "instances.json"
 SHARED = (

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from sources import fsdl, registry
-from sources.base import Payload, SourceError
-from sources.contracts import PRICE_QUOTE
+from sources import fsdl
+from sources.kit import registry
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.spec import Payload, SourceError
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "fsdl" / "cloud-gpus.csv"
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "prices" / "fsdl_cloud-gpus.csv"

@@ -14,9 +14,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from sources.catalog import load_table
+from sources.bundled.catalog import load_table
 from sources.gpu_identity import RESULT_SCHEMA, GpuCatalog, resolve_gpus, resolve_name
-from sources.gpu_names import instance_form, parse_name
+from sources.gpu_identity.names import instance_form, parse_name
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "gpu_names"
 FIXTURE_SCHEMA = {"gpu_memory_gb": pl.Float64, "provider": pl.String, "instance_type": pl.String}

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from sources import mlperf
-from sources.base import Payload, SourceError
-from sources.contracts import BENCHMARK_RESULT
+from sources.kit.contracts import BENCHMARK_RESULT
+from sources.kit.spec import Payload, SourceError
 from sources.mlperf import benchmarks, inference, mllog
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "mlperf"

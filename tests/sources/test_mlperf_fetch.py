@@ -13,8 +13,8 @@ import pytest
 import requests
 
 from sources import mlperf
-from sources.base import SourceError
-from sources.http import make_session
+from sources.kit.http import make_session
+from sources.kit.spec import SourceError
 from sources.mlperf import live
 from tests.sources.fakes import RoutedAdapter
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sources import mlperf
-from sources.base import SourceError
+from sources.kit.spec import SourceError
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "mlperf"
 INFERENCE = FIXTURES / "inference_results_v5.1"

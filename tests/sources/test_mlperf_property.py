@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sources import mlperf
-from sources.base import Parsed, Payload, SourceError
-from sources.contracts import BENCHMARK_METRICS, BENCHMARK_REQUIRED, BENCHMARK_RESULT
+from sources.kit.contracts import BENCHMARK_METRICS, BENCHMARK_REQUIRED, BENCHMARK_RESULT
+from sources.kit.spec import Parsed, Payload, SourceError
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "mlperf"
 BUNDLES = [json.loads(p.body) for root in ("inference_results_v5.1", "training_results_v5.1")

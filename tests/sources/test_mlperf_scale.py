@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sources import mlperf
-from sources.contracts import BENCHMARK_RESULT
+from sources.kit.contracts import BENCHMARK_RESULT
 
 DAY = date(2026, 6, 2)
 LLM = ("llama2-70b-99", "llama3.1-405b", "llama3_1-8b", "mixtral-8x7b", "deepseek-r1", "gpt-oss-120b")

@@ -40,8 +40,8 @@ from sources import (
     user_runs,
     vast,
 )
-from sources.base import Parsed, Payload, SourceError
-from sources.contracts import BENCHMARK_REQUIRED, BENCHMARK_RESULT, PRICE_QUOTE, PRICE_REQUIRED
+from sources.kit.contracts import BENCHMARK_REQUIRED, BENCHMARK_RESULT, PRICE_QUOTE, PRICE_REQUIRED
+from sources.kit.spec import Parsed, Payload, SourceError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 DAY = date(2026, 6, 2)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from sources import quotes_file
-from sources.base import Payload, SourceError
-from sources.contracts import PRICE_QUOTE
-from sources.ownership import owned_usd_per_hour
+from sources.bundled.ownership import owned_usd_per_hour
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.spec import Payload, SourceError
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "quotes_file"
 DAY = date(2026, 6, 2)

@@ -6,9 +6,9 @@ import tracemalloc
 from datetime import date
 from pathlib import Path
 
-from sources import raw_store
-from sources.base import Payload
-from sources.registry import spec_for
+from sources.kit import raw_store
+from sources.kit.registry import spec_for
+from sources.kit.spec import Payload
 from tests.flows.cli_helpers import gpucalc
 from warehouse.loading.writer import parse_kept
 

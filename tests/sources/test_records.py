@@ -1,4 +1,4 @@
-"""The shared record reader (sources.records) and row builder (sources.rows): whole-file refusals,
+"""The shared record reader (sources.kit.records) and row builder (sources.kit.rows): whole-file refusals,
 record-level rules, the reject cap, the per-record guard, value checks, and the memory bound."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from datetime import date, datetime
 import polars as pl
 import pytest
 
-from sources import fsdl, quotes_file, records, user_runs
-from sources.base import Payload, SourceError
-from sources.contracts import PRICE_QUOTE
-from sources.records import Rejects, first_of_each, json_items, read
-from sources.rows import Frame, RowProblem, day, number, price_row, text, whole
+from sources import fsdl, quotes_file, user_runs
+from sources.kit import records
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.records import Rejects, first_of_each, json_items, read
+from sources.kit.rows import Frame, RowProblem, day, number, price_row, text, whole
+from sources.kit.spec import Payload, SourceError
 
 DAY = date(2026, 6, 2)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sources import raw_store, registry
-from sources.base import Payload
+from sources.kit import raw_store, registry
+from sources.kit.spec import Payload
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 DAY = date(2026, 3, 1)

@@ -11,8 +11,8 @@ import pytest
 import requests
 
 from sources import runpod
-from sources.base import MissingKey, Payload, SourceError
-from sources.contracts import PRICE_QUOTE
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.spec import MissingKey, Payload, SourceError
 from tests.sources.fakes import FakeAdapter, session_with
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "runpod" / "gpu_types.json"

@@ -1,7 +1,7 @@
 """SkyPilot catalog source: parse of small real-format fixtures, every trap, and faults.
 
 Fetch tests use `tests.sources.fakes.fake_session`: only the socket is fake, so urllib3's
-retry loop from `sources.http.make_session` runs for real. Nothing here touches the network.
+retry loop from `sources.kit.http.make_session` runs for real. Nothing here touches the network.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from sources import skypilot
-from sources.base import Payload, SourceError
+from sources.kit.spec import Payload, SourceError
 from tests.sources.fakes import fake_session
 from tests.sources.fakes import url_key as _key
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from sources import user_runs
-from sources.base import Payload, SourceError
-from sources.contracts import BENCHMARK_RESULT
+from sources.kit.contracts import BENCHMARK_RESULT
+from sources.kit.spec import Payload, SourceError
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "user_runs"
 DAY = date(2026, 6, 2)

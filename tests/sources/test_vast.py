@@ -11,8 +11,8 @@ import pytest
 import requests
 
 from sources import vast
-from sources.base import Payload, SourceError
-from sources.contracts import PRICE_QUOTE
+from sources.kit.contracts import PRICE_QUOTE
+from sources.kit.spec import Payload, SourceError
 from tests.sources.fakes import FakeAdapter, session_with
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "vast" / "bundles.json"

@@ -8,7 +8,7 @@ from datetime import date
 import polars as pl
 import pytest
 
-from sources.base import Parsed
+from sources.kit.spec import Parsed
 from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
 from warehouse.build.rebuild import rebuild_estimates

@@ -3,7 +3,7 @@ the catalog's sources (gpu_specs.md, modeling.md §5, efficiency.csv)."""
 
 import pytest
 
-from sources.clock import today
+from sources.kit.clock import today
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.questions.scratch import scratch_copy
 

@@ -6,7 +6,7 @@ from datetime import date, datetime
 
 import pytest
 
-from sources.base import Parsed
+from sources.kit.spec import Parsed
 from tests.warehouse.test_loads import prices, quote, rejects, stored
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
 from warehouse.loading.load import RunContext, load_benchmarks, load_prices

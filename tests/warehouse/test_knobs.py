@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from sources.base import Parsed
-from sources.catalog import load_table
+from sources.bundled.catalog import load_table
+from sources.kit.spec import Parsed
 from tests.warehouse.test_decisions import _quote
 from tests.warehouse.test_serving_physics import _catalog
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame

@@ -6,8 +6,8 @@ from datetime import date
 import polars as pl
 import pytest
 
-from sources.base import Parsed, Reject
-from sources.contracts import PRICE_QUOTE, conform
+from sources.kit.contracts import PRICE_QUOTE, conform
+from sources.kit.spec import Parsed, Reject
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
 from warehouse.loading.load import RunContext, load_benchmarks, load_prices, record_source_failure
 from warehouse.loading.reference_load import load_reference

@@ -4,7 +4,7 @@ a reason, and GPU names are taken as people write them."""
 import polars as pl
 import pytest
 
-from sources.clock import today
+from sources.kit.clock import today
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.questions.predict import predict
 from warehouse.questions.scratch import scratch_copy

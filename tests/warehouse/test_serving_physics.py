@@ -217,7 +217,7 @@ def test_the_backtest_predicts_a_latency_bound_point_as_the_calibrated_choice_wo
     steps run faster, so the estimate's calibrated choice takes a larger batch within TPOT 200 ms
     than the uncalibrated one. The backtest predicts that choice's rate (calibration_rates), not
     the uncalibrated rate times the factor; here it is checked against serving_choice itself."""
-    from sources.clock import today
+    from sources.kit.clock import today
     from warehouse.build.rebuild import rebuild_estimates
     from warehouse.questions.scratch import scratch_copy
 

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from sources.base import Parsed
+from sources.kit.spec import Parsed
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
 from warehouse.loading.load import RunContext, load_benchmarks
 from warehouse.loading.reference_load import load_reference

@@ -4,7 +4,7 @@ GPU, 8x B200, and the drafters on a cheaper GPU type."""
 
 import pytest
 
-from sources.clock import today
+from sources.kit.clock import today
 from warehouse.questions.scratch import scratch_copy
 from warehouse.questions.whatif import side_gpus
 from warehouse.questions.whatif_checks import check_measurement

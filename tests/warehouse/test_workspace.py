@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sources import environment
+from sources.kit import environment
 from warehouse.store.location import BadWarehouse
 from warehouse.store.workspace import Workspace
 
@@ -113,11 +113,11 @@ RESTORES_ITS_OWN = {"warehouse/bench/__init__.py"}
 
 def test_only_the_environment_module_reads_environment_variables():
     """Setting a variable (`os.environ[...] = `, setdefault) and handing the whole environment to a
-    child process stay where they are; reading one goes through sources/environment.py."""
+    child process stay where they are; reading one goes through sources/kit/environment.py."""
     reads = re.compile(r"os\.getenv\(|os\.environ\.get\(|os\.environ\[[^\]]+\](?!\s*=[^=])|\bin os\.environ\b")
     found = [f"{path.relative_to(ROOT)}:{number}"
              for package in ("flows", "sources", "warehouse", "reports")
              for path in sorted((ROOT / package).rglob("*.py"))
-             if str(path.relative_to(ROOT)) not in {"sources/environment.py", *RESTORES_ITS_OWN}
+             if str(path.relative_to(ROOT)) not in {"sources/kit/environment.py", *RESTORES_ITS_OWN}
              for number, line in enumerate(path.read_text().splitlines(), 1) if reads.search(line)]
     assert found == []

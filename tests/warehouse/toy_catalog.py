@@ -6,8 +6,8 @@ from datetime import date
 
 import polars as pl
 
-from sources.catalog import FILES
-from sources.contracts import BENCHMARK_RESULT, conform
+from sources.bundled.catalog import FILES
+from sources.kit.contracts import BENCHMARK_RESULT, conform
 
 TOY = {
     "gpu": [

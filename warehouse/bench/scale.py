@@ -36,7 +36,7 @@ class Plan:
 def load_base(con: duckdb.DuckDBPyConnection) -> None:
     """The bundled catalog, benchmark results and price snapshot, as the nightly run has them."""
     from sources import bundled
-    from sources.catalog import load_catalog
+    from sources.bundled.catalog import load_catalog
     from warehouse.loading.identity import resolve_rows
 
     for table, frame in load_catalog().items():

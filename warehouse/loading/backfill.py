@@ -23,9 +23,9 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
-from sources import clock, raw_store
-from sources.base import Payload, SourceError
-from sources.registry import LIVE_NAMES, all_specs, check_provider, ingest_name, parse_one, resolve, spec_for
+from sources.kit import clock, raw_store
+from sources.kit.registry import LIVE_NAMES, all_specs, check_provider, ingest_name, parse_one, resolve, spec_for
+from sources.kit.spec import Payload, SourceError
 from warehouse.loading.load import RunContext
 from warehouse.loading.writer import SourceLoad, Unusable, new_run_id, parse_kept, write_run
 from warehouse.store.workspace import Workspace

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from sources.base import Parsed
+from sources.kit.spec import Parsed
 
 
 def digest(catalog: dict[str, pl.DataFrame], unreadable: list[tuple[str, str]], benchmarks: Parsed) -> str:
@@ -50,7 +50,7 @@ def catalog_changed(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None) ->
     """Whether the catalog a run would load now (the bundled one with `catalog_dir`'s files on
     top) differs from the one `con`'s warehouse last loaded: your catalog edited since, say."""
     from sources import bundled
-    from sources.catalog import load_catalog_with_yours
+    from sources.bundled.catalog import load_catalog_with_yours
 
     try:
         row = con.execute("select digest from baseline_load order by loaded_at desc limit 1").fetchone()

@@ -18,8 +18,8 @@ import duckdb
 import polars as pl
 
 from sources import bundled
-from sources.base import Parsed, Reject
-from sources.contracts import BENCHMARK_REQUIRED, PRICE_REQUIRED
+from sources.kit.contracts import BENCHMARK_REQUIRED, PRICE_REQUIRED
+from sources.kit.spec import Parsed, Reject
 from warehouse.loading import plausibility, validation
 from warehouse.loading.identity import resolve_rows
 from warehouse.store.db import transaction

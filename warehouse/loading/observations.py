@@ -12,9 +12,9 @@ import duckdb
 import polars as pl
 
 from sources import bundled
-from sources.base import Parsed
-from sources.raw_store import Kept
-from sources.registry import all_specs
+from sources.kit.raw_store import Kept
+from sources.kit.registry import all_specs
+from sources.kit.spec import Parsed
 from warehouse.loading.load import LoadResult, RunContext, load_benchmarks, load_prices
 from warehouse.store.db import transaction
 from warehouse.store.sql_text import sql_text

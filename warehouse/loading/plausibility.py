@@ -27,7 +27,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from sources.contracts import MAX_USD_PER_GPU_HOUR
+from sources.kit.contracts import MAX_USD_PER_GPU_HOUR
 from warehouse.store.sql_text import sql_text
 
 OWNERSHIP_HOURS = 5 * 8760

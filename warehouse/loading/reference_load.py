@@ -12,8 +12,8 @@ from dataclasses import replace
 import duckdb
 import polars as pl
 
-from sources.base import Reject
-from sources.catalog import FILES, KEYS, ORIGIN_COLUMNS
+from sources.bundled.catalog import FILES, KEYS, ORIGIN_COLUMNS
+from sources.kit.spec import Reject
 from warehouse.loading import validation
 from warehouse.loading.load import LoadResult, RunContext, _jsonable, replace_rejects
 from warehouse.store.db import transaction

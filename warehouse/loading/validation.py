@@ -23,7 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
-from sources.contracts import (
+from sources.kit.contracts import (
     BENCHMARK_KEY,
     BENCHMARK_METRICS,
     BENCHMARK_REQUIRED,
@@ -32,7 +32,7 @@ from sources.contracts import (
     PRICE_REQUIRED,
     PRICING_MODELS,
 )
-from sources.rows import YEARS
+from sources.kit.rows import YEARS
 from warehouse.loading.plausibility import MIN_PEAK_FRACTION
 from warehouse.store import cache
 
@@ -402,7 +402,7 @@ def quarantine_unsafe_values(
     rest go on to the validation suite. `where(row, position)` says where the row came from
     (default "<source> row <position>").
     """
-    from sources.base import Reject
+    from sources.kit.spec import Reject
 
     problems: dict[int, tuple[str, str]] = {}
     for name, dtype in frame.schema.items():

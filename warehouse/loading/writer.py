@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from sources import bundled, raw_store
-from sources.base import Parsed
-from sources.catalog import load_catalog_with_yours
-from sources.raw_store import Kept
-from sources.registry import parse_payloads, spec_for
+from sources import bundled
+from sources.bundled.catalog import load_catalog_with_yours
+from sources.kit import raw_store
+from sources.kit.raw_store import Kept
+from sources.kit.registry import parse_payloads, spec_for
+from sources.kit.spec import Parsed
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.loading import baseline
 from warehouse.loading.load import (

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from sources import clock
+from sources.kit import clock
 from warehouse.store import db
 from warehouse.store.reader import connect_reader
 
@@ -90,7 +90,7 @@ def copy_inputs(source: duckdb.DuckDBPyConnection, con: duckdb.DuckDBPyConnectio
 def _fill_new_assumptions(con: duckdb.DuckDBPyConnection) -> None:
     """A warehouse written by an older gpucalc lacks the assumptions added since (the next run
     loads them): the bundled values fill those gaps, and the warehouse's own stay."""
-    from sources.catalog import load_table
+    from sources.bundled.catalog import load_table
 
     con.register("bundled_assumptions", load_table("assumption").to_arrow())
     con.execute(
@@ -113,7 +113,7 @@ def _load_bundled(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None) -> N
 def _load_catalog(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None):
     """The bundled catalog with your rows on top; what of yours cannot be taken goes to rejected_row.
     Returns the private copy's run."""
-    from sources.catalog import load_catalog_with_yours
+    from sources.bundled.catalog import load_catalog_with_yours
     from warehouse.loading.load import RunContext
     from warehouse.loading.reference_load import load_reference
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from sources.contracts import PRICING_MODELS
+from sources.kit.contracts import PRICING_MODELS
 
 
 class WhatIfError(ValueError):

@@ -118,7 +118,7 @@ create table if not exists gpu_alias (
 );
 
 -- What a provider documents an instance type to carry; beats the name a price row gives it
--- (sources/gpu_identity.py). instance_type is exact or a pattern with '*'.
+-- (sources/gpu_identity/). instance_type is exact or a pattern with '*'.
 create table if not exists gpu_instance (
     provider varchar,
     instance_type varchar,

@@ -106,7 +106,7 @@ create table if not exists source_status (
 );
 
 -- What a payload says about the GPU besides its name, and what kind of figure a price is
--- (sources/contracts.py). Added after the first release: existing warehouses gain them.
+-- (sources/kit/contracts.py). Added after the first release: existing warehouses gain them.
 alter table price_quote add column if not exists gpu_memory_gb double;
 alter table price_quote add column if not exists price_statistic varchar;  -- list | median | lowest | auction_floor
 alter table price_quote add column if not exists underlying_provider varchar;

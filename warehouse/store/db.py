@@ -37,7 +37,7 @@ def _sql_files(folder: str) -> list[tuple[str, str]]:
 
 def schema_files() -> list[tuple[str, str]]:
     """The schema's SQL files in order, the ownership macro that sources/ shares among them."""
-    from sources import ownership
+    from sources.bundled import ownership
 
     return sorted([*_sql_files("schema"), (ownership.SCHEMA_NAME, ownership.macro_sql())])
 

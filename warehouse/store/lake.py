@@ -19,7 +19,7 @@ from pathlib import Path
 
 import duckdb
 
-from sources.environment import number
+from sources.kit.environment import number
 from warehouse.store import settings
 from warehouse.store.location import DAMAGED, BadWarehouse, Location, redact, unreadable
 

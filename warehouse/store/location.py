@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from sources.environment import env
+from sources.kit.environment import env
 
 FILE, MEMORY, DUCKLAKE, MOTHERDUCK = "file", "memory", "ducklake", "motherduck"
 CATALOG_KINDS = ("duckdb", "sqlite", "postgres")

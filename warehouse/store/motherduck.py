@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import duckdb
 
-from sources.environment import env
+from sources.kit.environment import env
 from warehouse.store import lake, settings
 from warehouse.store.location import BadWarehouse, Location, redact
 

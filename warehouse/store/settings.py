@@ -1,7 +1,7 @@
 """How DuckDB may use the machine, and where gpucalc caches what it can recompute.
 
 A data directory's layout and the warehouse setting are warehouse/store/workspace.py's; every
-environment variable is read through sources/environment.py.
+environment variable is read through sources/kit/environment.py.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path
 
-from sources.environment import env
+from sources.kit.environment import env
 
 
 def cache_dir() -> Path | None:

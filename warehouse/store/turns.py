@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sources.environment import number
+from sources.kit.environment import number
 
 LOCK_NAME = ".gpucalc-write.lock"
 DEFAULT_WAIT_S = 600.0  # a nightly fetch can take minutes; waiting beats failing

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import overload
 
-from sources.environment import env
+from sources.kit.environment import env
 from warehouse.store import settings
 from warehouse.store.location import Location, parse, redact
 

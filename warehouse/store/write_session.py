@@ -32,7 +32,7 @@ from pathlib import Path
 
 import duckdb
 
-from sources.raw_store import write_atomically
+from sources.kit.raw_store import write_atomically
 from warehouse.store import db, lake
 from warehouse.store.location import DUCKLAKE, Location, redact
 from warehouse.store.pg_turn import pg_turn

@@ -30,8 +30,8 @@ from typing import NamedTuple
 import polars as pl
 import yaml
 
-from sources.base import Payload, Reject, SourceError
-from sources.rows import RowProblem, shown
+from sources.kit.rows import RowProblem, shown
+from sources.kit.spec import Payload, Reject, SourceError
 
 YAML_MAX_BYTES = 512 * 1024  # PyYAML builds a whole document, slowly and many times its size (docs/scale.md)
 TRUNCATED = ("the file's last line has no newline, so this record may be cut short; "

@@ -14,7 +14,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from sources.base import SourceError
+from sources.kit.spec import SourceError
 
 USER_AGENT = "gpucalc/0.1 (+https://github.com/gpucalc/gpucalc; nightly GPU price pipeline)"
 TIMEOUT_S = (10, 60)  # connect, read

@@ -6,6 +6,10 @@ snapshot's quotes for that provider (each snapshot row names the provider whose 
 was read from), while your quotes and runs add to them. Both CSVs live in `sources/data/`
 and are composed by hand from public catalogs and MLPerf results;
 `sources/data/OBSERVATIONS.md` says where every row came from.
+
+This package is the embedded default, the data a run has without the network: these
+observations here, the reference catalog (catalog.py), the ownership cost formula
+(ownership.py); the files they read are in sources/data/, shipped in the wheel.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ from importlib import resources
 
 import polars as pl
 
-from sources.base import Parsed
-from sources.contracts import BENCHMARK_RESULT, PRICE_QUOTE, conform
+from sources.kit.contracts import BENCHMARK_RESULT, PRICE_QUOTE, conform
+from sources.kit.spec import Parsed
 
 PRICE_FILE = "price_snapshot.csv"
 BENCHMARK_FILE = "benchmark_results.csv"

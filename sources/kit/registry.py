@@ -11,8 +11,8 @@ from functools import cache
 
 import polars as pl
 
-from sources.base import Parsed, Payload, SourceError, SourceSpec
-from sources.raw_store import UnsafeName, check_name, payload_id
+from sources.kit.raw_store import UnsafeName, check_name, payload_id
+from sources.kit.spec import Parsed, Payload, SourceError, SourceSpec
 
 log = logging.getLogger(__name__)
 

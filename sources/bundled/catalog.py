@@ -130,7 +130,7 @@ GPU_ALIAS: dict[str, pl.DataType] = {
 
 # What a provider documents an instance type to carry, which beats the name a catalog gives it
 # (Azure's Standard_NC24ads_A100_v4 is a PCIe 80 GB card that SkyPilot calls "A100-80GB").
-# Read by sources/gpu_identity.py before any alias or name rule.
+# Read by sources/gpu_identity/ before any alias or name rule.
 GPU_INSTANCE: dict[str, pl.DataType] = {
     "provider": pl.String,  # as price rows name it: aws, azure, gcp, runpod, ...
     "instance_type": pl.String,  # exact, or a pattern where '*' matches anything (case-insensitive)

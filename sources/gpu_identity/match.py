@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sources.gpu_names import FORM_LABELS, ParsedName, display_name
+from sources.gpu_identity.names import FORM_LABELS, ParsedName, display_name
 
 # Memory stated by a source differs from the datasheet: 80 GB cards report 81920 MiB, H200
 # 141 vs 143 GB, H100 NVL 94 vs 96, B200 180 usable vs 192 physical. Within 10 % (relative)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from sources.base import Payload
+from sources.kit.spec import Payload
 
 META_SUFFIX = ".meta.json"
 REPLACED_DIR = "replaced"

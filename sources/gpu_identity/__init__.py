@@ -9,7 +9,7 @@ order, most specific first, and never a guess:
 2. Exact alias: a spelling listed in `gpu_alias.csv` (special cases: 'RTX6000' is not an
    alias, 'costh100' is an H100), unless the row's own memory or the instance type's form
    factor contradicts it.
-3. The name read by `sources.gpu_names` (model, form factor, memory), narrowed over the
+3. The name read by `sources.gpu_identity.names` (model, form factor, memory), narrowed over the
    catalog: same model, then form factor, then memory within a tolerance (nearest wins),
    then memory type. When several variants of one memory size remain because the row gives
    no form factor, an alias that names the model without one decides ('H100' = H100-SXM);
@@ -19,6 +19,8 @@ order, most specific first, and never a guess:
 Besides `gpu`, a row learns `gpus_per_instance_override` (an override's count, else null)
 and `gpus_per_accelerator`: 2 when the source counts dual-GPU boards (MLPerf's "Arc Pro B60
 Dual"), so the load multiplies its GPU count. Pure functions over Polars: no DuckDB, no Prefect.
+
+The rule is here; names.py reads a spelling into facts, match.py narrows a model's variants.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from sources._gpu_match import CatalogGpu, consistent, narrow
-from sources.gpu_names import display_name, instance_form, parse_name
+from sources.gpu_identity.match import CatalogGpu, consistent, narrow
+from sources.gpu_identity.names import display_name, instance_form, parse_name
 
 RESULT_SCHEMA: dict[str, pl.DataType] = {
     "gpu": pl.String,
@@ -64,7 +66,7 @@ class _Override:
 
 @dataclass(frozen=True, eq=False)
 class GpuCatalog:
-    """The catalog tables the resolver reads (frames as `sources.catalog.load_table` returns them)."""
+    """The catalog tables the resolver reads (frames as `sources.bundled.catalog.load_table` returns them)."""
 
     gpus: pl.DataFrame
     aliases: pl.DataFrame

@@ -14,7 +14,7 @@ from importlib import resources
 
 import duckdb
 
-from sources.catalog import load_table
+from sources.bundled.catalog import load_table
 
 # quotes-file field -> the assumption that fills it when the row leaves it out
 DEFAULT_ASSUMPTION = {

@@ -30,7 +30,7 @@ PRICE_QUOTE: dict[str, pl.DataType] = {
     "source_ref": pl.String,  # URL or document (+ hash/commit) the row came from
     "source_row": pl.Int64,  # 1-based position in the payload, for error messages
     # What the payload says about the GPU besides its name, for the identity resolver
-    # (sources/gpu_identity.py): memory tells an A100 40 GB from an 80 GB card.
+    # (sources/gpu_identity/): memory tells an A100 40 GB from an 80 GB card.
     "gpu_memory_gb": pl.Float64,  # per GPU, GB, as the payload states it; null if it does not
     # What kind of figure the price is: "list" (the offer's published price; null means the
     # same), "median" / "lowest" (statistics over marketplace asks), "auction_floor" (the

@@ -1,7 +1,7 @@
 """Contract rows: the one price-row builder, value checks with named rules, and a compact frame.
 
 Every parser turns a record into a row through these, so one record's bad value raises a
-`RowProblem(rule, detail)` that the record loop (sources.records.Rejects.guard) turns into one
+`RowProblem(rule, detail)` that the record loop (sources.kit.records.Rejects.guard) turns into one
 Reject, and every row that does come out fits the contract: finite numbers of the contract's
 types, plausible magnitudes, dates within 2000-2100.
 """
@@ -14,8 +14,8 @@ from datetime import date, datetime
 
 import polars as pl
 
-from sources.base import SourceError
-from sources.contracts import PRICE_QUOTE, PRICE_STATISTICS, conform
+from sources.kit.contracts import PRICE_QUOTE, PRICE_STATISTICS, conform
+from sources.kit.spec import SourceError
 
 # Bounds for numbers that cannot be real: no instance has more GPUs (an NVL576 rack is 576),
 # and no rental costs a million USD an hour, so a bigger figure is a unit or parsing error.
