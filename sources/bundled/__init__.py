@@ -3,8 +3,9 @@
 Every run loads these, so every estimate has calibration points and, where no live source
 has priced a provider yet, its prices: a live source's quotes for a provider replace the
 snapshot's quotes for that provider (each snapshot row names the provider whose catalog it
-was read from), while your quotes and runs add to them. Both CSVs live in `sources/data/`
-and are composed by hand from public catalogs and MLPerf results;
+was read from), while your quotes and runs add to them. Both CSVs live in `sources/data/`:
+the price snapshot is composed by hand from public catalogs, the benchmark results' MLPerf
+rows are written by `sources/bundled/build_benchmarks.py` from the shared MLPerf extracts;
 `sources/data/OBSERVATIONS.md` says where every row came from.
 
 This package is the embedded default, the data a run has without the network: these

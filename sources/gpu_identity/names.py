@@ -19,7 +19,10 @@ NOISE_WORDS = frozenset(
         "nvidia", "amd", "intel", "tesla", "geforce", "instinct", "radeon", "quadro", "grid",
         "virtualized", "tensor", "core", "cores", "gpu", "gpus", "accelerator", "accelerators",
         "generation", "blackwell", "hopper", "grace", "superchip", "edition", "turbo", "ms",
-        "maxsun", "spx", "cpx", "ac", "nvlink", "dgx",
+        "maxsun", "spx", "cpx", "nvlink", "dgx",
+        # cooling variants of one part: RunPod's "B300 SXM6 AC" (air), MLPerf's
+        # "MI325X 256GB HBM3E DLC" (direct liquid) and "H200-SXM-141GB-CTS" (custom thermal solution)
+        "ac", "dlc", "cts",
     }
 )
 # Form factors and editions, as sources write them -> one token per variant kind.
@@ -43,6 +46,7 @@ _RTX = re.compile(r"^rtx(pro)?(a?\d+)(ada|ti|s)?$")  # "rtxpro6000s", "rtx6000ad
 _MIG = re.compile(r"\bmig\s*(\d+g\.\d+gb)\b")
 _COUNT_NOTE = re.compile(r"\(x\d+\)")  # MLPerf "(x32)": how many, not which
 _TRADEMARK = re.compile(r"\((r|tm)\)|[®™]")
+_MARKETING = re.compile(r"\bai accelerators?\b")  # Intel's "Gaudi(R) 2 AI Accelerator"; "AI 100" stays a model
 _SPLIT = re.compile(r"[\s\-_/(),+:;]+")
 
 
@@ -82,6 +86,7 @@ def parse_name(name: str) -> ParsedName:
     text = _TRADEMARK.sub(" ", name.strip().lower())
     text = re.sub(r"^\[[^\]]*\]", " ", text.strip())  # "[MAXSUN] MS-Intel ..." -> "ms-intel ..."
     text = _COUNT_NOTE.sub(" ", text).replace("max-q", "maxq")
+    text = _MARKETING.sub(" ", " ".join(text.split()))
     parts = [p for p in text.split(",") if p.strip()]
     first = _parse_part(parts[0] if parts else "")
     others = tuple(

@@ -53,7 +53,8 @@ def test_predict_writes_every_row(tmp_path):
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 2
-    assert float(rows[0]["predicted_tokens_per_s"]) > 0 and rows[0]["confidence"] == "calibrated"
+    # the bundled set holds MLPerf v4.1 results of 8-GPU H200 systems: this one is measured
+    assert float(rows[0]["predicted_tokens_per_s"]) > 0 and rows[0]["confidence"] == "measured"
     assert rows[1]["predicted_tokens_per_s"] == "" and rows[1]["reason"] == (
         "unknown GPU: 'Quantum Abacus': no catalog accelerator 'Quantum Abacus' (add it to gpu.csv)"
     )

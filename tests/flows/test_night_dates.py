@@ -17,7 +17,8 @@ from warehouse.loading.load import RunContext
 from warehouse.loading.writer import new_run_id, write_run
 from warehouse.store.workspace import Workspace
 
-EARLY = date(2024, 9, 1)  # after 79 of the bundled benchmarks, before the other 70 and the snapshot
+# after 135 of the bundled benchmarks (Inference v4.0-v4.1, Training v4.0), before the other 140 and the snapshot
+EARLY = date(2024, 9, 1)
 
 
 def night(data: Path, day: date) -> dict:
@@ -32,22 +33,22 @@ def stored(data: Path) -> tuple[int, int, int]:
 
 
 def test_a_night_dated_before_the_stored_data_keeps_it(offline_copy):
-    assert stored(offline_copy) == (125, 149, 0)
+    assert stored(offline_copy) == (125, 275, 0)
     summary = night(offline_copy, EARLY)
     assert summary["status"] == "success"
-    assert stored(offline_copy) == (125, 149, 0)  # nothing emptied, nothing rejected as date_in_future
+    assert stored(offline_copy) == (125, 275, 0)  # nothing emptied, nothing rejected as date_in_future
     # the estimates stay those of the newest night, 2026-11-29, which ranks the snapshot
     assert summary["prices"].startswith("prices: bundled snapshot of 2026-11-01 for aws, azure, gcp")
 
 
 def test_a_first_night_dated_before_the_bundled_data_loads_what_it_had_seen(tmp_path):
     summary = night(tmp_path, EARLY)
-    assert stored(tmp_path) == (0, 79, 0)
+    assert stored(tmp_path) == (0, 135, 0)
     assert summary["prices"] == (
         "prices: none observed by 2024-09-01 (the bundled snapshot of 2026-11-01 is after 2024-09-01)"
     )
     night(tmp_path, date(2026, 11, 29))
-    assert stored(tmp_path) == (125, 149, 0)
+    assert stored(tmp_path) == (125, 275, 0)
 
 
 @pytest.mark.parametrize("day", ["0001-01-01", "1900-01-01", "1999-12-31"])

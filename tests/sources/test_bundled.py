@@ -12,7 +12,9 @@ from importlib import resources
 import polars as pl
 import pytest
 
-from sources.bundled import SNAPSHOT_DATE, load_benchmark_results, load_price_snapshot
+from sources.bundled import SNAPSHOT_DATE, build_benchmarks, load_benchmark_results, load_price_snapshot
+from sources.bundled.catalog import load_table
+from sources.gpu_identity import GpuCatalog, resolve_name
 from sources.kit.contracts import (
     BENCHMARK_KEY,
     BENCHMARK_METRICS,
@@ -191,8 +193,9 @@ def test_gpu_spellings_are_the_catalog_spellings(prices):
 
 
 def test_benchmark_rows_are_mlperf_plus_seed(benchmarks):
-    assert benchmarks.height == 149
-    assert benchmarks.filter(pl.col("source") == "bundled_mlperf").height == 148
+    # 148 H100-SXM / MI300X results + 126 of the other accelerators (two shared files) + the seed
+    assert benchmarks.height == 275
+    assert benchmarks.filter(pl.col("source") == "bundled_mlperf").height == 274
     assert benchmarks.filter(pl.col("source") == "bundled_user_run").height == 1
     assert benchmarks["source"][-1] == "bundled_user_run"  # MLPerf order kept, seed last
 
@@ -202,7 +205,13 @@ def test_benchmark_values_are_in_range(benchmarks):
     assert benchmarks.filter(pl.col("value") <= 0).height == 0
     assert benchmarks.select(BENCHMARK_KEY).is_duplicated().sum() == 0
     mlperf = benchmarks.filter(pl.col("source") == "bundled_mlperf")
-    assert set(mlperf["gpu_name"].unique()) == {"H100-SXM", "MI300X"}
+    # the shared files' gpu_type, but the submitter's spelling where gpu_type names another part
+    # ('A100' is ambiguous, 'GH200' is the 96 GB superchip): a new spelling needs the resolver
+    assert set(mlperf["gpu_name"].unique()) == {
+        "B200", "GB200", "Gaudi2", "H100-NVL", "H100-PCIe", "H100-SXM", "H200-NVL", "H200-SXM", "L40S",
+        "MI300X", "MI325X", "NVIDIA A100-SXM4-80GB", "NVIDIA GH200 Grace Hopper Superchip 144GB",
+        "TPU-Trillium", "TPU-v5p",
+    }
     assert mlperf["workload_id"].null_count() == 0
 
 
@@ -214,11 +223,81 @@ def test_mlperf_conversion_examples(benchmarks):
     assert first["measured_at"] == date(2024, 8, 28)
     assert first["source_ref"].startswith("mlcommons/inference_results_v4.1@198fc467")
     training = benchmarks.filter(pl.col("scenario") == "training", pl.col("source") == "bundled_mlperf")
-    assert training.height == 63
+    assert training.height == 63 + 80
     assert set(training["metric"].unique()) == {"time_to_train_min"}
-    # NVIDIA-stack Hopper inference rows declared fp16 are recorded as fp8 (see OBSERVATIONS.md)
-    h100_inf = benchmarks.filter(pl.col("gpu_name") == "H100-SXM", pl.col("metric") == "tokens_per_s")
-    assert set(h100_inf["precision"].unique()) == {"fp8"}
+    assert training["precision"].null_count() == training.height  # no training result declares one
+    # NVIDIA-stack inference rows declared fp16 (+ quantization) run FP8, FP4 on B200 (OBSERVATIONS.md)
+    nvidia = benchmarks.filter(pl.col("metric") == "tokens_per_s", pl.col("round").is_in(["v4.0", "v4.1"]),
+                               pl.col("gpu_name") != "MI300X")
+    assert dict(nvidia.group_by("precision").len().iter_rows()) == {"fp8": 51 + 44, "fp4": 2}
+    assert set(nvidia.filter(pl.col("precision") == "fp4")["gpu_name"]) == {"B200"}
+
+
+def test_training_rates_are_the_logged_step_times(benchmarks):
+    # GB200 LoRA on 8 Dell XE9712 nodes: 8 sequences x 8,192 tokens / 0.4154 s / 32 GPUs = 4,930.2
+    # tokens/s per GPU (the run logs' median of medians is 0.4155 s); minutes stay the value
+    row = benchmarks.filter(pl.col("system") == "8xXE9712x4GB200").row(0, named=True)
+    assert (row["value"], row["unit"], row["median_step_s"]) == (3.137, "min", 0.4154)
+    assert row["per_gpu_value"] == pytest.approx(8 * 8192 / 0.4154 / 32, abs=0.1)
+    # results whose logs carry no step timing keep their time to train only
+    h200 = benchmarks.filter(pl.col("system") == "h200_ngc24.04_nemo").row(0, named=True)
+    assert (h200["value"], h200["per_gpu_value"], h200["global_batch_size"]) == (24.689, None, 8.0)
+    with_rate = benchmarks.filter(pl.col("suite") == "MLPerf Training", pl.col("per_gpu_value").is_not_null())
+    assert with_rate.height == 11 + 35  # 11 H100-SXM results (OBSERVATIONS.md 2.1) and 35 of the others
+
+
+def test_every_bundled_result_has_a_gpu_a_platform_and_a_workload(benchmarks):
+    """Each row names an accelerator the resolver knows and the catalog can host, and a workload
+    measured in the row's scenario, so the night can model it (a GPU with no platform has no layout)."""
+    catalog = GpuCatalog.from_frames(load_table("gpu"), load_table("gpu_alias"), load_table("gpu_instance"))
+    hosted = set(load_table("platform")["gpu_id"])
+    scenarios = dict(load_table("workload").select("workload_id", "scenario").iter_rows())
+    for row in benchmarks.iter_rows(named=True):
+        found = resolve_name(row["gpu_name"], catalog)
+        assert found.gpu in hosted, (row["gpu_name"], found.unresolved)
+        assert row["workload_id"] in scenarios, row["benchmark"]
+        assert (scenarios[row["workload_id"]] or "training") == row["scenario"], row["workload_id"]
+
+
+def test_no_result_of_the_outside_check_is_bundled(benchmarks):
+    """Inference v5.1 / Training v5.1 and later are bundled for H100-SXM and MI300X only: the other
+    accelerators' results of those rounds are how the model is checked from outside."""
+    catalog = GpuCatalog.from_frames(load_table("gpu"), load_table("gpu_alias"), load_table("gpu_instance"))
+    late = [row for row in benchmarks.iter_rows(named=True)
+            if row["round"] and tuple(int(n) for n in row["round"].lstrip("v").split(".")) >= (5, 1)]
+    # mlperf_h100_mi300x.csv's v5.1 rows: inference 16 MI300X + 10 H100, training 5 MI300X + 4 H100
+    assert len(late) == 16 + 10 + 5 + 4
+    assert {resolve_name(row["gpu_name"], catalog).gpu for row in late} == {"H100-SXM", "MI300X"}
+
+
+@pytest.mark.skipif(not (build_benchmarks.DEFAULT_SHARED / build_benchmarks.RUNS_FILE).exists(),
+                    reason="the shared MLPerf extracts are not beside this checkout")
+def test_the_committed_csv_is_what_the_build_script_writes():
+    current = build_benchmarks.TARGET.read_text(encoding="utf-8")
+    assert build_benchmarks.build(build_benchmarks.DEFAULT_SHARED, current) == current
+
+
+@pytest.mark.parametrize(("suite", "round_", "gpu"), [("MLPerf Inference", "v5.1", "B200"),
+                                                      ("MLPerf Training", "v6.0", "GB200")])
+def test_the_build_refuses_a_result_of_the_outside_check(suite, round_, gpu):
+    row = {"row_id": "1", "suite": suite, "round": round_, "gpu_type": gpu}
+    with pytest.raises(ValueError, match="held out"):
+        build_benchmarks.convert(row, None, {}, {})
+
+
+@pytest.mark.parametrize(
+    ("gpu", "declared", "note", "expected"),
+    [
+        ("H200-SXM", "fp16", "JSON declares fp16 + quantization; NVIDIA v4.1 documentation", "fp8"),
+        ("B200", "fp16", "JSON declares fp16 + quantization; NVIDIA v4.1 documentation", "fp4"),
+        ("H200-SXM", "", "NVIDIA TensorRT-LLM submission (FP8 on Hopper per NVIDIA calibration docs)", "fp8"),
+        ("MI300X", "fp16", "", "fp16"),
+        ("MI300X", "", "", ""),
+    ],
+)
+def test_precision_is_what_the_gemms_ran_in(gpu, declared, note, expected):
+    row = {"row_id": "1", "gpu_type": gpu, "precision_declared": declared, "precision_note": note}
+    assert build_benchmarks.precision(row) == expected
 
 
 def test_seed_row(benchmarks):

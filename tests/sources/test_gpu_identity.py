@@ -128,6 +128,14 @@ def test_every_spelling_in_the_wild_resolves_or_names_what_the_catalog_lacks(cat
         ("AMD Instinct MI355X 288GB HBM3e (x94)", None, None, None, "MI355X"),
         ("NVIDIA RTX-2000E-Ada-16GB", None, None, None, "RTX-2000E-Ada"),
         ("NVIDIA A10G", 24.0, "aws", "g5.xlarge", "A10G"),
+        # MLPerf Inference v4.1 / Training v4.0-v5.0 accelerator names: cooling variants (custom
+        # thermal solution, direct liquid cooling) are the same part; "AI Accelerator" is marketing
+        ("NVIDIA H200-SXM-141GB-CTS", None, None, None, "H200-SXM"),
+        ("AMD Instinct MI325X 256GB HBM3E DLC", None, None, None, "MI325X"),
+        ("Intel(R) Gaudi(R) 2 AI Accelerator", None, None, None, "Gaudi2"),
+        ("TPU-trillium", None, None, None, "TPU-v6e"),
+        ("NVIDIA A100-SXM4-80GB", None, None, None, "A100-SXM-80GB"),
+        ("NVIDIA Blackwell GPU (GB200)", None, None, None, "GB200"),
     ],
 )
 def test_rows_resolve_to_the_gpu_their_facts_denote(catalog, name, memory, provider, instance, gpu):

@@ -77,7 +77,9 @@ def _int(row: dict, name: str, default: int | None = None) -> int | None:
 
 def _gpu(row: dict, catalog: GpuCatalog) -> tuple[str | None, int, str]:
     """The case's accelerator through the one resolver every load uses: (gpu_id, GPUs per card, why not)."""
-    names = [n for n in (_text(row, c) for c in ("gpu_type", "accelerator_name", "gpu", "gpu_name")) if n]
+    # the submitter's own spelling first: it carries the memory and the card ('GH200 ... 144GB',
+    # 'B60 Dual') where a results table's short gpu_type ('GH200') names another variant
+    names = [n for n in (_text(row, c) for c in ("accelerator_name", "gpu_type", "gpu", "gpu_name")) if n]
     memory = _number(row, "accelerator_memory_gb") or _number(row, "gpu_memory_gb")
     first = None
     for name in names:
