@@ -2,8 +2,9 @@
 reached are neither loaded nor rejected, and what earlier nights stored stays. A date outside
 the years gpucalc reads dates in (2000-2100) is refused with one sentence, exit 2.
 
-The bundled benchmarks hand-counted by measured_at: 79 rows up to 2024-08-28 (1 + 20 + 58),
-70 after it (22 + 12 + 26 + 9 + 1); the price snapshot's 125 quotes are all of 2026-11-01."""
+The bundled benchmarks counted by measured_at: 135 up to 2024-08-28, 140 after it (EARLY
+below); the price snapshot's 133 quotes are of 2026-11-01 (125 catalog
+copies), 2026-09-20 (CoreWeave's page, 7) and 2026-10-07 (DigitalOcean's, 1): all after the early night."""
 
 from datetime import date
 from pathlib import Path
@@ -33,12 +34,14 @@ def stored(data: Path) -> tuple[int, int, int]:
 
 
 def test_a_night_dated_before_the_stored_data_keeps_it(offline_copy):
-    assert stored(offline_copy) == (125, 275, 0)
+    assert stored(offline_copy) == (133, 275, 0)
     summary = night(offline_copy, EARLY)
     assert summary["status"] == "success"
-    assert stored(offline_copy) == (125, 275, 0)  # nothing emptied, nothing rejected as date_in_future
+    assert stored(offline_copy) == (133, 275, 0)  # nothing emptied, nothing rejected as date_in_future
     # the estimates stay those of the newest night, 2026-11-29, which ranks the snapshot
-    assert summary["prices"].startswith("prices: bundled snapshot of 2026-11-01 for aws, azure, gcp")
+    assert summary["prices"].startswith(
+        "prices: bundled snapshot of 2026-11-01 for aws, azure, coreweave, digitalocean, gcp"
+    )
 
 
 def test_a_first_night_dated_before_the_bundled_data_loads_what_it_had_seen(tmp_path):
@@ -48,7 +51,7 @@ def test_a_first_night_dated_before_the_bundled_data_loads_what_it_had_seen(tmp_
         "prices: none observed by 2024-09-01 (the bundled snapshot of 2026-11-01 is after 2024-09-01)"
     )
     night(tmp_path, date(2026, 11, 29))
-    assert stored(tmp_path) == (125, 275, 0)
+    assert stored(tmp_path) == (133, 275, 0)
 
 
 @pytest.mark.parametrize("day", ["0001-01-01", "1900-01-01", "1999-12-31"])

@@ -83,7 +83,14 @@ def test_snapshot_values_are_in_range(prices):
     assert set(prices["pricing"].unique()) <= set(PRICING_MODELS)
     assert set(prices["currency"].unique()) == {"USD"}
     assert set(prices["source"].unique()) == {"bundled_snapshot"}
-    assert set(prices["observed_at"].unique()) == {SNAPSHOT_DATE}
+    # Rows copied from the SkyPilot catalogs carry the day those copies were read; rows read
+    # from a provider's own price page carry the day that page was read (OBSERVATIONS.md 1.5):
+    # CoreWeave's 7 on 2026-09-20, DigitalOcean's 1 on 2026-10-07. None is after the snapshot.
+    skypilot = pl.col("source_ref").str.starts_with("skypilot-org/skypilot-catalog@")
+    assert set(prices.filter(skypilot)["observed_at"].unique()) == {SNAPSHOT_DATE}
+    read_from_pages = prices.filter(~skypilot).group_by("provider", "observed_at").len().sort("provider")
+    assert read_from_pages.rows() == [("coreweave", date(2026, 9, 20), 7), ("digitalocean", date(2026, 10, 7), 1)]
+    assert prices["observed_at"].max() == SNAPSHOT_DATE
     per_gpu = prices["usd_per_instance_hour"] / prices["gpus_per_instance"]
     assert per_gpu.min() > 0
     assert per_gpu.max() < MAX_USD_PER_GPU_HOUR
@@ -106,7 +113,8 @@ def test_spot_rows_only_where_the_catalog_has_a_real_spot_price(prices):
     # Vast 0.00 (unknown), RunPod and Azure H100 v5 (spot == on-demand artefacts) and the
     # providers without spot must have no spot rows.
     spot = prices.filter(pl.col("pricing") == "spot")
-    assert set(spot["provider"].unique()) == {"aws", "gcp", "azure", "nebius", "verda"}
+    # CoreWeave's price page states its own spot prices for the HGX B200, H100 and H200 nodes.
+    assert set(spot["provider"].unique()) == {"aws", "gcp", "azure", "nebius", "verda", "coreweave"}
     assert spot.filter(pl.col("instance_type") == "Standard_ND96isr_H100_v5").height == 0
 
 
@@ -166,7 +174,8 @@ def test_other_spot_checks(prices):
 
 
 def test_gpu_spellings_are_the_catalog_spellings(prices):
-    # The alias author resolves exactly these; a new spelling here needs a gpu_alias row.
+    # The resolver reads exactly these (by gpu_alias or by name); a new spelling here must
+    # resolve, or the offline night rejects its rows.
     assert set(prices["gpu_name"].unique()) == {
         "A100-80GB",
         "B200",
@@ -186,7 +195,27 @@ def test_gpu_spellings_are_the_catalog_spellings(prices):
         "RTXPRO6000",
         "RTXPRO6000S",
         "RTXPro6000",
+        # read from the providers' own price pages (OBSERVATIONS.md 1.5)
+        "NVIDIA GB200 NVL72",
+        "NVIDIA HGX B200",
+        "NVIDIA HGX H100",
+        "NVIDIA HGX H200",
+        "amd_mi300x",
     }
+
+
+def test_provider_page_rows_match_their_pages(prices):
+    # CoreWeave's page: GB200 NVL72 $42.00 per 4-GPU tray-hour, HGX B200 $68.80 per 8-GPU
+    # node-hour, so $10.50 against $8.60 per GPU-hour (issue 35's same-provider figures).
+    gb200 = quote(prices, provider="coreweave", instance_type="gb200-4x", pricing="on_demand")
+    assert (gb200["gpus_per_instance"], gb200["usd_per_instance_hour"]) == (4.0, 42.0)
+    assert gb200["usd_per_instance_hour"] / gb200["gpus_per_instance"] == pytest.approx(10.50)
+    b200 = quote(prices, provider="coreweave", instance_type="NVIDIA HGX B200", pricing="on_demand")
+    assert b200["usd_per_instance_hour"] / b200["gpus_per_instance"] == pytest.approx(8.60)
+    b200_spot = quote(prices, provider="coreweave", instance_type="NVIDIA HGX B200", pricing="spot")
+    assert b200_spot["usd_per_instance_hour"] == pytest.approx(34.11)
+    mi300x = quote(prices, provider="digitalocean", instance_type="gpu-mi300x1-192gb")
+    assert (mi300x["gpus_per_instance"], mi300x["usd_per_instance_hour"]) == (1.0, 2.59)
 
 
 # --- benchmark results --------------------------------------------------------------------
