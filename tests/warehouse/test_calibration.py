@@ -201,10 +201,14 @@ def test_deployments_of_one_count_are_weighed_by_what_their_calibration_vouches_
 def test_a_calibration_level_too_thin_for_a_band_counts_the_widest_band_its_kind_earned(offline_copy):
     """The test above with the measured level's band unvalidated (too few points): the two
     measured systems may no longer count on ±1.4%, but on the widest band serving has earned,
-    the documented efficiencies' ±73% (the 90th percentile of their error over the 90 bundled
-    serving points). Both deployments are then discounted alike and 1,203.7 / 1.73 > 1,080.7 /
-    1.73: 16 GPUs are the one replica spanning both systems. (Counted on no band at all, the
-    unchecked systems would have won: 1,080.7 > 1,203.7 / 1.73.)"""
+    the documented efficiencies' ±62% (the 90th percentile of their error over the 90 bundled
+    serving points, between the 10th and 9th largest: with H100 NVL and PCIe at their
+    power-capped clocks, sources/data/CATALOG.md 1.5, those are H100 SXM Mixtral-8x7B Offline at
+    61.76% and 62.71%, so 61.76 + 0.1 x 0.95 = 61.85%; at spec clocks they were H100 NVL
+    Llama-2-70B Offline at 72.36% and H200 SXM Mixtral-8x7B Offline at 74.66%, 72.6%). Both
+    deployments are then discounted alike and 1,203.7 / 1.62 > 1,080.7 / 1.62: 16 GPUs are the
+    one replica spanning both systems. (Counted on no band at all, the unchecked systems would
+    have won: 1,080.7 > 1,203.7 / 1.62.)"""
     from warehouse.store import db
     from warehouse.store.db import model_files
 
@@ -227,7 +231,7 @@ def test_a_calibration_level_too_thin_for_a_band_counts_the_widest_band_its_kind
                  and case_index is null""").fetchall()
     finally:
         con.close()
-    assert widest == default == pytest.approx(0.726, abs=0.01)
+    assert widest == default == pytest.approx(0.6185, abs=0.01)
     assert bands == {8: widest, 16: widest}
     assert layout.startswith("tp8 pp2 x1 replicas") and systems == 1
 

@@ -17,8 +17,9 @@ B200_TARGET = 2250e12 * 0.65 * 0.62 / 48.8e9  # 18,581 tokens/s
 B200_DRAFTER = 2250e12 * 0.78 * 0.50 / (14.7e9 * 0.4)  # 149,235 tokens/s
 # a shared B200 does both in turn: 1 / (1/18,581 + 1/149,235) = 16,524 tokens/s
 B200_SHARED = 1 / (1 / B200_TARGET + 1 / B200_DRAFTER)
-# one RTX PRO 6000 Server Edition (500 TF) as a drafter: x 0.91 x 0.50 / 5.88 GFLOP = 38,690 tokens/s
-RTXPRO_SE_DRAFTER = 500e12 * 0.91 * 0.50 / (14.7e9 * 0.4)
+# one RTX PRO 6000 Server Edition (500 TF at its 0.99 sustained clock) as a drafter:
+# x 0.91 x 0.50 / 5.88 GFLOP = 38,304 tokens/s
+RTXPRO_SE_DRAFTER = 500e12 * 0.99 * 0.91 * 0.50 / (14.7e9 * 0.4)
 SEED_TOKENS_PER_S = 14_800
 
 SEED_SIDES = [
@@ -118,7 +119,7 @@ def test_drafters_on_a_cheaper_gpu_type(seed_answer):
     pair = seed_answer.comparisons[3]
     side = pair.candidate
     assert (side.n_gpus, side.drafter_platform_id, side.drafter_gpus) == (6, "srv-rtxpro6000-8", 2)
-    # 4 B200 targets make 74,324 tokens/s; 2 RTX PRO 6000 drafters take 2 x 38,690 = 77,381
+    # 4 B200 targets make 74,324 tokens/s; 2 RTX PRO 6000 drafters take 2 x 38,304 = 76,607
     assert side.stages["consumer_rate"] == pytest.approx(2 * RTXPRO_SE_DRAFTER)
     assert side.tokens_per_s == pytest.approx(4 * B200_TARGET) and side.bottleneck == "compute (target forward)"
     # hidden states over the drafters' NICs: 2 x 100 Gbit/s / 8 x 0.9 = 22.5 GB/s
