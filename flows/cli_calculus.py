@@ -185,12 +185,23 @@ def _refuse(message: str, status: str) -> None:
 
 
 @app.command()
-def backtest(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
-    """Leave-one-accelerator-out over the benchmark results: error per workload kind and GPU."""
+def backtest(
+    data_dir: DataDir = None,
+    warehouse: Warehouse = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the figures as JSON (errors as fractions).")
+    ] = False,
+) -> None:
+    """Leave-one-accelerator-out over the benchmark results: error per workload kind and GPU,
+    beside a naive baseline, with the stated bands' coverage per class."""
+    import json
+
     from sources.kit.clock import today
     from warehouse.build.rebuild import rebuild_estimates
-    from warehouse.questions.backtest_text import render
+    from warehouse.questions.backtest_figures import figures
+    from warehouse.questions.backtest_text import render_figures
 
     con = private_copy(workspace_for(data_dir, warehouse))
     rebuild_estimates(con, "backtest", today())
-    typer.echo(render(con))
+    found = figures(con)
+    typer.echo(json.dumps(found, indent=1, default=str) if as_json else render_figures(found))
