@@ -205,7 +205,7 @@ ROW_WRITERS = {"csv": _csv_rows, "jsonl": _jsonl_rows}
 
 
 # The other commands register themselves on `app` when their module is imported.
-from flows import cli_bench, cli_calculus, cli_decide, cli_report, cli_sources  # noqa: E402,F401
+from flows import cli_bench, cli_calculus, cli_decide, cli_lookup, cli_report, cli_sources  # noqa: E402,F401
 
 
 def main() -> None:

@@ -31,8 +31,9 @@ Pricing = Annotated[
 ]
 Platforms = Annotated[
     str | None,
-    typer.Option(help="Comma-separated platforms to set side by side, e.g. gb200-nvl72,hgx-b200-8 "
-                 "(default: the best of every platform per basis)."),
+    typer.Option(help="Comma-separated platforms to set side by side, e.g. gb200-nvl72,hgx-b200-8, or accelerators "
+                 "as you say them (H100, GB200: the platforms built from each) (default: the best of every "
+                 "platform per basis)."),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the choices as JSON, every figure with its basis.")]
 
@@ -40,9 +41,14 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print the choices as JSON,
 def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
     from warehouse.questions import decide
     from warehouse.questions.decision_text import render
+    from warehouse.questions.names import platform_ids
     from warehouse.questions.whatif_inputs import pricing_bases
 
     named = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
+    if named:  # 'H100' means hgx-h100-8: said on stderr; an exact platform id is taken as it is
+        named, notes = platform_ids(con, named)
+        for note in notes:
+            typer.echo(note, err=True)
     rows = decide.choices(con, workload_id, pricing_bases(pricing), named)
     workload = decide.workload_row(con, workload_id)
     refused = decide.refusals(con, workload_id, named)
