@@ -35,21 +35,24 @@ SHARED_WORKER = {
     "tests/reports/test_report_browser.py": "nights",
 }
 # The slowest files start first, so the workers finish together rather than one waiting on the
-# other's last long file (measured with `--durations=0`, longest first). The second worker
-# starts with the knobs' toy warehouse rather than the report nights: by the time it gets to
-# them, the first worker's bundled night has validated the catalog and benchmarks they load
-# too, so the nights find those batches in the cache instead of validating them side by side.
+# other's last long file (measured with `--durations=0`, longest first); the first two need no
+# Prefect server, so the one the files below them share boots while they run.
 SLOWEST_FIRST = (
-    "tests/flows/test_backends.py",
     "tests/warehouse/test_knobs.py",
+    "tests/flows/test_reliability.py",
+    "tests/flows/test_backends.py",
     "tests/reports/test_report_nights.py",
     "tests/reports/test_report_browser.py",
-    "tests/flows/test_reliability.py",
     "tests/flows/test_cli_sources.py",
+    "tests/flows/test_ingest_safety.py",
     "tests/flows/test_online.py",
-    "tests/warehouse/test_backends_settings.py",
+    "tests/warehouse/test_predict.py",
+    "tests/warehouse/test_calibration.py",
     "tests/flows/test_nightly.py",
 )
+# The files whose tests run a flow on the run's Prefect server (`prefect_harness`).
+NEED_PREFECT = {"tests/flows/test_backends.py", "tests/flows/test_nightly.py", "tests/flows/test_online.py",
+                "tests/reports/test_report_nights.py", "tests/reports/test_report_browser.py"}
 
 
 def pytest_configure(config):
@@ -106,8 +109,8 @@ def prefect_harness():
 
 
 def prefect_starting() -> str:
-    """The run's Prefect API, started if nobody has yet; returns at once, while it boots (~19 s,
-    half of it migrating a fresh database): a fixture that will need it calls this first."""
+    """The run's Prefect API, started if nobody has yet; returns at once, while it boots (half of
+    the boot migrates a fresh database): collection calls it when a file that runs flows is in the run."""
     return run_services.shared("prefect", _start_prefect)["url"]
 
 
@@ -190,3 +193,5 @@ def pytest_xdist_make_scheduler(config, log):
 def pytest_collection_modifyitems(config, items):
     rank = {path: i for i, path in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: files keep their order
+    if not config.getoption("collectonly") and any(item.nodeid.split("::")[0] in NEED_PREFECT for item in items):
+        prefect_starting()  # it boots while the first files run, not when the first flow needs it

@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import OFFLINE_DAY, prefect_starting
+from tests.conftest import OFFLINE_DAY
 from tests.flows.cli_helpers import gpucalc
 from warehouse.store.reader import connect_reader
 
@@ -43,7 +43,6 @@ class Night:
 @pytest.fixture(scope="module", params=KINDS)
 def night(request, tmp_path_factory) -> Night:
     kind = request.param
-    prefect_starting()  # the lake's night runs the flow: the server boots while the file's tests run
     data = tmp_path_factory.mktemp(kind)
     if kind == "file":
         warehouse = str(data / "warehouse.duckdb")

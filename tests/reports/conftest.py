@@ -16,8 +16,6 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from tests.conftest import prefect_starting
-
 D0, D1, D2 = date(2026, 11, 20), date(2026, 11, 24), date(2026, 11, 25)
 HOSTILE = "8x L40S <b>|quoted|</b> [x](javascript:alert(1))"
 HEADER = "provider,region,instance_type,gpu_name,gpus_per_instance,usd_per_instance_hour,pricing\n"
@@ -40,7 +38,6 @@ def nights(request, tmp_path_factory):
     from warehouse.loading.writer import new_run_id, parse_kept, write_run
     from warehouse.store.workspace import Workspace
 
-    prefect_starting()  # it boots while night D1 is written
     data = tmp_path_factory.mktemp("nights")
     files = tmp_path_factory.mktemp("quotes")
     workspace = Workspace.resolve(data)

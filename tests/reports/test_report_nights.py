@@ -99,6 +99,7 @@ def test_gpucalc_report_rebuilds_a_past_night_byte_for_byte(nights, monkeypatch)
 
 def test_every_chart_plots_what_the_warehouse_holds(nights):
     from reports.chart_png import DIGEST_KEY, png_text
+    from reports.chart_set import price_chart_file
 
     charts = nights.again.charts
     for chart in charts.values():
@@ -129,7 +130,13 @@ def test_every_chart_plots_what_the_warehouse_holds(nights):
     assert [(p, q, d, v) for (p, q), points in l40s.items() for d, v in points] == [
         (p, q, d, pytest.approx(v)) for p, q, d, v in expected]
     assert l40s[("example-neocloud", "on_demand")] == [(D0, 0.5), (D1, 0.1), (D2, 0.9)]
-    assert "chart-price-h100-sxm.png" not in charts  # observed on one day only: no history to draw
+    # a history is drawn for an accelerator priced on two days or more (H100-SXM: the snapshot's day
+    # and CoreWeave's page's); one observed on one day only has none to draw
+    days = dict(query(nights, "select gpu, count(distinct observed_at) from price_quote where observed_at <= ? "
+                              "group by gpu", [D2]))
+    assert days["H100-SXM"] == 2 and "chart-price-h100-sxm.png" in charts
+    assert {name for name in charts if name.startswith("chart-price-")} == {
+        price_chart_file(gpu) for gpu, observed_days in days.items() if observed_days >= 2}
 
     backtest = charts["chart-backtest.png"].data
     assert len(backtest["points"]) == query(nights, "select count(*) from backtest where loao_factor is not null")[0][0]
