@@ -183,6 +183,15 @@ def known_prices(con, night: Night) -> pl.DataFrame:
     ).pl()
 
 
+def price_fresh_days(con, night: Night) -> float:
+    """The night's freshness window in days (assumption price_fresh_days; 30 on a night before it)."""
+    row = con.execute(
+        "select value from night_parameter where run_date = ? and scope = 'assumption' and name = 'price_fresh_days'",
+        [night.run_date],
+    ).fetchone()
+    return 30.0 if row is None or row[0] is None else float(row[0])
+
+
 def latest_prices(known: pl.DataFrame, as_of: date) -> pl.DataFrame:
     """Per quote, its latest observation on or before `as_of` (what latest_price picks that day)."""
     return (

@@ -91,7 +91,7 @@ def _pages(con, data: context.NightData) -> dict[str, str]:
     pages["index.md"] = index_page.page(data, queries.rejected(con, night), queries.unresolved_gpus(con, night),
                                         workload_pages)
     pages["changes.md"] = changes_page.page(data.changes, f"What changed — {night.run_date.isoformat()}")
-    pages["prices.md"] = prices_page.page(data.known_prices, night, data.charts)
+    pages["prices.md"] = prices_page.page(data.known_prices, night, data.charts, queries.price_fresh_days(con, night))
     pages["methodology.md"] = methodology_page.page(con, night, data.charts)
     return pages
 

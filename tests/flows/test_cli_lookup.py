@@ -31,8 +31,13 @@ def test_prices_h100_lists_the_snapshot_quotes_cheapest_per_gpu_hour_first(offli
     assert answer["gpu"] == "H100-SXM" and answer["night"] == "2026-11-29"
     assert answer["means"] == "H100 means H100-SXM: platform hgx-h100-8"
     quotes = answer["quotes"]
-    per_gpu = [q["usd_per_gpu_hour"] for q in quotes]
-    assert per_gpu == sorted(per_gpu)
+    # the fresh quotes first, then the stale ones (CoreWeave's two, read off its page 2026-09-20:
+    # 42 days before the snapshot's date), each cheapest per GPU-hour first
+    for stale in (False, True):
+        per_gpu = [q["usd_per_gpu_hour"] for q in quotes if q["stale"] is stale]
+        assert per_gpu == sorted(per_gpu)
+    assert [q["stale"] for q in quotes] == sorted(q["stale"] for q in quotes)
+    assert {(q["provider"], q["age_days"]) for q in quotes if q["stale"]} == {("coreweave", 70)}
     first = quotes[0]
     assert (first["provider"], first["instance_type"], first["pricing"], first["usd_per_gpu_hour"]) == (
         "verda", "1H100.80S.32V", "spot", 0.8015)
@@ -60,7 +65,8 @@ def test_prices_prints_a_table_and_says_which_accelerator_the_name_means(offline
     assert result.stderr.strip() == "h100 means H100-SXM: platform hgx-h100-8"
     lines = result.stdout.splitlines()
     assert lines[0] == ("H100-SXM (H100 SXM5 80GB): 36 quotes on every basis as of the night of 2026-11-29, "
-                        "cheapest per GPU-hour first")
+                        "cheapest per GPU-hour first; 2 stale (observed before the freshness window: listed last, "
+                        "ranked nowhere); the bundled snapshot's quotes are judged as of its date, 2026-11-01")
     assert lines[1].split() == ["provider", "instance", "type", "GPUs", "$/GPU-h", "$/instance-h", "basis",
                                 "region", "observed", "age", "(d)", "source"]
     assert lines[3].split() == ["verda", "1H100.80S.32V", "1", "0.801", "0.801", "spot", "FIN-02", "2026-11-01",

@@ -26,6 +26,7 @@ MOVED_TO = {
     "consumer": 0.2,  # the toy's drafters keep up with the targets: slow them until they cannot
     "disagg_prefill_utilization": 10.0,  # prompts nearly free apart: the disaggregated fleet wins
     "max_fleet_gpus": 1.0,  # the toy's fleets are a few GPUs: one is too few for any demand
+    "price_fresh_days": -1.0,  # the toy's quotes are observed on the night: a negative window retires them
 }
 SIGNATURE = """
     select (select list(tokens_per_s order by tokens_per_s) from topology_estimate),

@@ -7,6 +7,7 @@ from datetime import date
 
 import duckdb
 
+from sources import bundled
 from warehouse.build import migrations, topology_cache, topology_inputs
 from warehouse.build.manifest import manifest
 from warehouse.store.db import defined_by, model_files, transaction
@@ -25,8 +26,9 @@ def rebuild_estimates(con: duckdb.DuckDBPyConnection, run_id: str, run_date: dat
     topology, priced = topology_inputs.split(models)
     with transaction(con):
         con.execute(
-            "create or replace table run_context as select ?::varchar as run_id, ?::date as run_date",
-            [run_id, run_date],
+            "create or replace table run_context as select ?::varchar as run_id, ?::date as run_date, "
+            "?::date as snapshot_date",  # the bundled price snapshot's date (latest_quote judges its rows on it)
+            [run_id, run_date, bundled.SNAPSHOT_DATE],
         )
         # the warehouse's objects, listed once for the upgrade and the two questions below (on a
         # lake each listing is a catalog round trip); the models in between make no snapshot table

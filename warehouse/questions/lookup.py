@@ -42,14 +42,17 @@ def night(con: duckdb.DuckDBPyConnection) -> date | None:
 
 def prices(con: duckdb.DuckDBPyConnection, gpu_id: str, bases: tuple[str, ...]) -> list[dict]:
     """Tonight's quotes for one accelerator on the bases asked for, cheapest per GPU-hour first,
-    each with `origin`: live, your file, bundled snapshot or ownership model."""
+    each with `origin`: live, your file, bundled snapshot or ownership model; the stale ones
+    (older than the freshness window, listed but ranked nowhere) after the fresh ones."""
     rows = _rows(con, "lookup_prices.sql", [gpu_id, list(bases), gpu_id, list(bases)])
     return [{**row, "basis": basis(row), "origin": origin(row["source"])} for row in rows]
 
 
 def basis(row: dict) -> str:
-    """The price basis as shown: a marketplace's lowest listing is marked (it prices no estimate)."""
-    return row["pricing"] + (" (lowest listing)" if row.get("price_statistic") == "lowest" else "")
+    """The price basis as shown: a marketplace's lowest listing and a stale quote are marked (they
+    price no estimate)."""
+    return (row["pricing"] + (" (lowest listing)" if row.get("price_statistic") == "lowest" else "")
+            + (" (stale: not ranked)" if row.get("stale") else ""))
 
 
 def origin(source: str | None) -> str:

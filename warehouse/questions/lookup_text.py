@@ -171,5 +171,13 @@ def prices_title(gpu_id: str, gpu_name: str, rows: list[dict], night_of: date | 
     which = gpu_name if gpu_name.startswith(gpu_id) else f"{gpu_id} ({gpu_name})"
     if not rows:
         return f"no quote for {which} on {'any basis' if len(bases) > 1 else bases[0]} as of {when}"
+    stale = sum(1 for r in rows if r.get("stale"))
+    said = (f"; {stale} stale (observed before the freshness window: listed last, ranked nowhere)"
+            if stale else "")
+    # a bundled snapshot is the market of its own day: its quotes' freshness counts from that day
+    snapshot_days = sorted({r["judged_on"] for r in rows if r.get("origin") == "bundled snapshot"
+                            and r.get("judged_on") and r["judged_on"] != night_of})
+    if snapshot_days:
+        said += f"; the bundled snapshot's quotes are judged as of its date, {snapshot_days[0]}"
     return (f"{which}: {len(rows)} quote{'s' if len(rows) != 1 else ''} on {on} as of {when}, "
-            "cheapest per GPU-hour first")
+            f"cheapest per GPU-hour first{said}")
