@@ -3,8 +3,10 @@
 Prices are compared as the later night knew them: each quote's latest observation on or
 before the previous night's date against its latest on or before tonight's. A backfill of an
 older day therefore never shows up as a change (it lands on both sides), and only what
-happened between the two dates does. Winners (cheapest and fastest option per workload) come
-from each night's own snapshot, so they are what each night published.
+happened between the two dates does. Winners (the cheapest option per workload and price basis:
+on-demand, spot, reserved, owned, ...) come from each night's own snapshot, so they are what each
+night published, and each basis's winner is compared with the previous night's winner of the same
+basis: a new cheap on-demand quote moves the on-demand winner, whatever owned or spot cost.
 """
 
 from __future__ import annotations
@@ -22,11 +24,10 @@ from warehouse.questions.plain_text import fmt_hours, fmt_usd
 MOVE_THRESHOLD = 0.02  # a price move of 2% or more (either way) is reported
 SORT_DIGITS = 9  # costs and times are ranked at 9 significant digits, then by OPTION_KEY
 
-# Each winner: the option first in this order (ties: OPTION_KEY).
-WINNER_ORDER = {
-    "cheapest": ["usd_total", "time_to_finish_h"],
-    "fastest": ["time_to_finish_h", "usd_total"],
-}
+# Each basis's winner: the option first in this order (ties: OPTION_KEY).
+WINNER_ORDER = ["usd_total", "time_to_finish_h"]
+# Price bases in the order they are told (any other basis follows, by name).
+BASIS_ORDER = ["on_demand", "spot", "reserved_1y", "reserved_3y", "owned", "api"]
 
 
 @dataclass
@@ -51,14 +52,24 @@ def ranked(options: pl.DataFrame, order: list[str]) -> pl.DataFrame:
 
 
 def winners(options: pl.DataFrame) -> pl.DataFrame:
-    """Per workload and criterion, the winning option."""
-    picked = [
-        ranked(options, order).group_by("workload_id", maintain_order=True).first().with_columns(
-            pl.lit(criterion).alias("criterion")
-        )
-        for criterion, order in WINNER_ORDER.items()
-    ]
-    return pl.concat(picked) if picked else options
+    """Per workload and price basis (`pricing`), the cheapest option (ties: the faster, then OPTION_KEY)."""
+    if options.height == 0:
+        return options
+    return ranked(options, WINNER_ORDER).group_by("workload_id", "pricing", maintain_order=True).first()
+
+
+def basis_rank(pricing: str | None) -> tuple[int, str]:
+    """Sort key of a price basis: BASIS_ORDER first, any other after, by name."""
+    name = pricing or ""
+    return (BASIS_ORDER.index(name) if name in BASIS_ORDER else len(BASIS_ORDER), name)
+
+
+def changed_per_basis(winner_changes: pl.DataFrame) -> list[tuple[str, int]]:
+    """(basis, how many workloads' winner of that basis changed), in BASIS_ORDER."""
+    if winner_changes.height == 0:
+        return []
+    counts = winner_changes.group_by("pricing").len().rows()
+    return sorted(((p, n) for p, n in counts), key=lambda pn: basis_rank(pn[0]))
 
 
 def since_previous(con, night: Night) -> Changes:
@@ -86,34 +97,56 @@ def since_previous(con, night: Night) -> Changes:
 def describe(option: dict) -> str:
     """An option in one line of plain text (escape it before it goes into markdown)."""
     where = " ".join(str(option[c]) for c in ("provider", "instance_type") if option.get(c))
+    price = f", {fmt_usd(option['usd_per_gpu_hour'])}/GPU-h" if option.get("usd_per_gpu_hour") is not None else ""
     return (
-        f"{option['n_gpus']}x {option['platform_id']} ({option['pricing']}, {where}): "
+        f"{option['n_gpus']}x {option['platform_id']} ({option['pricing']}, {where}{price}): "
         f"{fmt_usd(option['usd_total'])}, {fmt_hours(option['time_to_finish_h'])}"
     )
 
 
+WINNER_SCHEMA = {
+    "workload_id": pl.String, "pricing": pl.String, "was": pl.String, "now": pl.String,
+    "provider": pl.String, "usd_per_gpu_hour": pl.Float64,  # the new winner's provider and price
+    "usd_total_was": pl.Float64, "usd_total": pl.Float64, "change": pl.Float64,
+    "usd_per_mtok_was": pl.Float64, "usd_per_mtok": pl.Float64, "why": pl.String,
+}
+
+
 def _winner_changes(con, night: Night, previous: Night, changes: Changes) -> pl.DataFrame:
+    """Per workload and price basis whose winner is another option tonight: the old and the new winner."""
     now_options, before_options = queries.options(con, night), queries.options(con, previous)
-    now, before = winners(now_options), winners(before_options)
+    now, before = _by_key(winners(now_options)), _by_key(winners(before_options))
     calibration_now, calibration_before = queries.calibration_by_option(con, night), queries.calibration_by_option(
         con, previous)
     rows = []
-    for was in before.iter_rows(named=True):
-        match = now.filter((pl.col("workload_id") == was["workload_id"]) & (pl.col("criterion") == was["criterion"]))
-        if match.height == 0:
+    for key in sorted(before.keys() | now.keys(), key=lambda k: (k[0], basis_rank(k[1]))):
+        was, is_now = before.get(key), now.get(key)
+        if was and is_now and all(was[c] == is_now[c] for c in OPTION_KEY):
             continue
-        is_now = match.row(0, named=True)
-        if all(was[c] == is_now[c] for c in OPTION_KEY):
-            continue
-        why = _why(was, now_options, changes, calibration_before, calibration_now, "was")
-        why += _why(is_now, before_options, changes, calibration_now, calibration_before, "now")
+        why = []
+        if was:
+            why += _why(was, now_options, changes, calibration_before, calibration_now, "was")
+        if is_now:
+            why += _why(is_now, before_options, changes, calibration_now, calibration_before, "now")
+        if not is_now:
+            why.append(f"no {escape(key[1])} option tonight")
+        if not was:
+            why.append(f"no {escape(key[1])} option on {previous.run_date}")
+        cost_was, cost_now = (was or {}).get("usd_total"), (is_now or {}).get("usd_total")
         rows.append({
-            "workload_id": was["workload_id"], "criterion": was["criterion"],
-            "was": describe(was), "now": describe(is_now),
+            "workload_id": key[0], "pricing": key[1],
+            "was": describe(was) if was else "none", "now": describe(is_now) if is_now else "none",
+            "provider": (is_now or {}).get("provider"), "usd_per_gpu_hour": (is_now or {}).get("usd_per_gpu_hour"),
+            "usd_total_was": cost_was, "usd_total": cost_now,
+            "change": cost_now / cost_was - 1 if cost_was and cost_now is not None else None,
+            "usd_per_mtok_was": (was or {}).get("usd_per_mtok"), "usd_per_mtok": (is_now or {}).get("usd_per_mtok"),
             "why": "; ".join(dict.fromkeys(why)) or "the ranking changed",  # markdown: its names are escaped
         })
-    schema = {"workload_id": pl.String, "criterion": pl.String, "was": pl.String, "now": pl.String, "why": pl.String}
-    return pl.DataFrame(rows, schema=schema).sort("workload_id", "criterion")
+    return pl.DataFrame(rows, schema=WINNER_SCHEMA)
+
+
+def _by_key(frame: pl.DataFrame) -> dict[tuple[str, str], dict]:
+    return {(r["workload_id"], r["pricing"]): r for r in frame.iter_rows(named=True)}
 
 
 def _why(option: dict, other: pl.DataFrame, changes: Changes, calib_own: dict, calib_other: dict,

@@ -32,4 +32,8 @@ def test_ties_are_broken_by_the_option_key_and_last_bit_noise_does_not_reorder()
     options = pl.DataFrame([option("b", 100.0, 2.0), option("a", 100.0 * (1 + 1e-15), 2.0), option("c", 90.0, 5.0)])
     assert ranked(options, ["usd_total", "time_to_finish_h"])["platform_id"].to_list() == ["c", "a", "b"]
     best = winners(options)
-    assert dict(best.select("criterion", "platform_id").rows()) == {"cheapest": "c", "fastest": "a"}
+    assert best.select("pricing", "platform_id").rows() == [("on_demand", "c")]  # one winner per basis
+    spot = pl.DataFrame([{**option("d", 95.0, 1.0), "pricing": "spot"}])
+    mixed = winners(pl.concat([options, spot]))
+    # each basis has its own winner: the $95 spot option does not hide the $90 on-demand one, nor the reverse
+    assert sorted(mixed.select("pricing", "platform_id").rows()) == [("on_demand", "c"), ("spot", "d")]

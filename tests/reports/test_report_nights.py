@@ -31,11 +31,12 @@ def test_the_change_section_names_the_moved_price_and_only_it(nights):
     for row in found.winners.iter_rows(named=True):
         assert "example-neocloud" in row["was"] and "example-neocloud" not in row["now"]
         assert "moved $0.10 → $0.90 per GPU-hour" in row["why"]
-    cheapest = {r["workload_id"] for r in found.winners.iter_rows(named=True) if r["criterion"] == "cheapest"}
+    cheapest = {r["workload_id"] for r in found.winners.iter_rows(named=True) if r["pricing"] == "on_demand"}
+    assert {r["pricing"] for r in found.winners.iter_rows(named=True)} == {"on_demand"}  # the quote's basis only
     expected = query(nights, """
-        with ranked as (select workload_id, provider, row_number() over (partition by workload_id
-                        order by usd_total, time_to_finish_h, platform_id, n_gpus, pricing, provider) as r
-                        from night_option where run_date = ?)
+        with ranked as (select workload_id, provider, row_number() over (partition by workload_id, pricing
+                        order by usd_total, time_to_finish_h, platform_id, n_gpus, provider) as r
+                        from night_option where run_date = ? and pricing = 'on_demand')
         select workload_id from ranked where r = 1 and provider = 'example-neocloud'""", [D1])
     assert cheapest == {w for (w,) in expected}
 
