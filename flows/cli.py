@@ -54,8 +54,13 @@ def run(
 
             if not verbose:
                 console.terse_prefect_errors()
-            result = nightly(run_date=day, offline=offline, data_dir=data_dir, sources=picked,
-                             warehouse=_as_flow_parameter(workspace.warehouse))
+            state = nightly(run_date=day, offline=offline, data_dir=data_dir, sources=picked,
+                            warehouse=_as_flow_parameter(workspace.warehouse), return_state=True)
+            # A failed night is a Failed flow run that still carries its summary; an error the flow
+            # raised comes back as the result and is raised here, for the handlers below.
+            result = state.result(raise_on_failure=False)
+            if isinstance(result, BaseException):
+                raise result
     except WarehouseBusy as exc:
         typer.echo(f"refused: {exc}", err=True)
         raise typer.Exit(EXIT["refused"]) from exc

@@ -7,6 +7,7 @@ from datetime import date
 
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.states import Failed
 
 from flows import console
 from flows.log_file import run_log_file
@@ -26,6 +27,11 @@ def nightly(
     warehouse: str | None = None,
 ) -> dict:
     """Fetch every reachable source (or none, offline), load, recompute and publish.
+
+    Returns the run's summary; a night whose status is failed returns it inside a Failed state, so
+    the flow run ends Failed (an automation on Failed fires) and a caller that wants the summary
+    calls with `return_state=True` and reads `state.result(raise_on_failure=False)`. A failed night
+    never replaces the report a good night of the same day published.
 
     `data_dir` and `warehouse` override GPUCALC_DATA_DIR and GPUCALC_WAREHOUSE (a DuckDB file,
     ducklake:<catalog> or md:<db>); plain strings, as Prefect keeps a flow's parameters.
@@ -59,8 +65,15 @@ def nightly(
         )
         story.info("warehouse %s: %s", shown, {k: v for k, v in summary.items() if not isinstance(v, list | dict)})
         with console.after_the_write("writing its report"):  # a failure now leaves the night in the warehouse
-            path, markdown, top_options = publish_report(workspace.warehouse, str(workspace.reports_dir), day)
+            path, markdown, top_options, kept = publish_report(
+                workspace.warehouse, str(workspace.reports_dir), day, night_failed=summary["status"] == "failed"
+            )
         story.info("report %s", path)
+        if kept:
+            from reports.render import kept_sentence  # the renderer's imports only once a report is written
+
+            kept = kept_sentence(kept, day)
+            story.warning("%s", kept)
     create_markdown_artifact(
         markdown=markdown, key="gpucalc-nightly-report", description=f"gpucalc report {day.isoformat()}"
     )
@@ -69,8 +82,15 @@ def nightly(
             table=top_options, key="gpucalc-top-options",
             description=f"cheapest and fastest option per workload, {day.isoformat()}",
         )
+    if kept:
+        print(kept)
     print(f"run {run_id}: {summary['status']}, {summary['estimate_rows']} estimates, report at {path}")
-    return {**summary, "report": path, "log": str(log_path)}
+    result = {**summary, "report": path, "log": str(log_path), "kept": kept}  # kept: the sentence
+    if summary["status"] == "failed":  # exit 1 for gpucalc: the flow run ends Failed too
+        failed = summary.get("sources_failed") or []
+        why = f"every live source failed ({', '.join(failed)})" if failed else f"see its log {log_path}"
+        return Failed(message=f"run {run_id} failed: {why}", data=result)
+    return result
 
 
 story = logging.getLogger("gpucalc.run")

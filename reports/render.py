@@ -39,6 +39,7 @@ class Published:
     top_options: list[dict] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)  # relative path -> bytes
     charts: dict[str, Chart] = field(default_factory=dict)
+    kept: str | None = None  # a failed night left the day's good report in place: that report's run id
 
 
 def build(con, night: Night, on_step: Step | None = None, cache: ChartCache | None = None
@@ -112,11 +113,14 @@ class NoNight(LookupError):
 
 
 def write_report(location: str, reports_dir: Path, run_date: date | None = None, on_step: Step | None = None,
-                 allow_missing: bool = False) -> Published:
+                 allow_missing: bool = False, night_failed: bool = False) -> Published:
     """Build the report of `run_date` (default: the newest night), write it, update the history.
 
     A day without a snapshot raises NoNight, or with `allow_missing` (the nightly's own
-    publish step) writes a one-page folder that says why.
+    publish step) writes a one-page folder that says why. A night that failed (`night_failed`,
+    the nightly's own status) never replaces a report a good night of the same day wrote: the
+    folder stays as it was and `kept` names that night's run; the failed night's pages are still
+    built, for its artifacts.
     """
     from warehouse.store.reader import connect_reader
 
@@ -138,13 +142,46 @@ def write_report(location: str, reports_dir: Path, run_date: date | None = None,
             folders += [reports_dir / earlier.run_date.isoformat()] if earlier else []
             files, data = build(con, night, on_step, ChartCache(folders))
             top, charts = top_options(data.options), data.charts
+        folder = reports_dir / day.isoformat()
+        kept = good_report_in(con, folder) if night_failed else None
     finally:
         con.close()
-    folder = reports_dir / day.isoformat()
-    swap_in(folder, files)
-    write_history(reports_dir)
     text = files["index.md"].decode()
-    return Published(folder, str(folder / "index.md"), text, artifact_text(text, folder), top, files, charts)
+    artifact = artifact_text(text, folder)
+    if kept is None:
+        swap_in(folder, files)
+    else:
+        artifact = f"{kept_sentence(kept, day)}.\n\n{artifact}"
+    write_history(reports_dir)
+    return Published(folder, str(folder / "index.md"), text, artifact, top, files, charts, kept)
+
+
+_GOOD = ("success", "partial")
+
+
+def good_report_in(con, folder: Path) -> str | None:
+    """The run id of the good night whose report `folder` holds, or None (no folder, or not a good night's).
+
+    The folder's summary.json says how its night ended; the warehouse's run log names the run: the
+    latest nightly run of that day that ended well (the day's snapshot may already be the failed night's).
+    """
+    try:
+        summary = json.loads((folder / "summary.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(summary, dict) or summary.get("status") not in _GOOD:
+        return None
+    row = con.execute(
+        """select run_id from run_log where run_date = ? and mode in ('online', 'offline')
+             and status in ('success', 'partial')
+           order by finished_at desc nulls last, run_id desc limit 1""",
+        [summary.get("date") or folder.name],
+    ).fetchone()
+    return row[0] if row else "an earlier night"
+
+
+def kept_sentence(run_id: str, day: date) -> str:
+    return f"kept the report of {run_id} for {day.isoformat()}: this night failed"
 
 
 def swap_in(folder: Path, files: dict[str, bytes]) -> None:

@@ -1,0 +1,60 @@
+"""A failed night never replaces a good report of the same day, and its Prefect flow run ends Failed.
+
+A night fails cheaply here: one live source (Vast) answering HTTP 500 to every attempt through the
+fake HTTP session (tests/sources/fakes.py), so every live source tried failed.
+"""
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from sources import vast
+from tests.sources.fakes import session_factory
+
+DAY = date(2026, 11, 29)
+
+pytestmark = pytest.mark.usefixtures("prefect_harness")  # one Prefect server for the session (conftest)
+
+
+def folder_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def network_down(monkeypatch):
+    make, _fake = session_factory({vast.URL: [(500, b"upstream error", {})]})
+    monkeypatch.setattr("sources.kit.http.make_session", make)
+
+
+def test_a_failed_night_keeps_the_good_report_of_its_day_and_its_flow_run_fails(tmp_path, network_down):
+    from flows.nightly import nightly
+
+    good = nightly(run_date=DAY, offline=True, data_dir=str(tmp_path), return_state=True)
+    assert good.is_completed()
+    summary = good.result()
+    assert summary["status"] == "success" and summary["kept"] is None
+    folder = tmp_path / "reports" / DAY.isoformat()
+    before = folder_bytes(folder)
+    assert "index.md" in before and "summary.json" in before
+
+    state = nightly(run_date=DAY, offline=False, data_dir=str(tmp_path), sources=["vast"], return_state=True)
+    assert state.is_failed()
+    assert "every live source failed (vast)" in state.message
+    failed = state.result(raise_on_failure=False)
+    assert failed["status"] == "failed"
+    assert failed["kept"] == f"kept the report of {summary['run_id']} for {DAY.isoformat()}: this night failed"
+    assert failed["report"] == str(folder / "index.md")
+    assert folder_bytes(folder) == before  # byte for byte the good night's report
+    assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]  # nothing half-built beside it
+    assert failed["kept"] in Path(failed["log"]).read_text()
+
+
+def test_a_failed_night_with_no_earlier_report_of_its_day_still_writes_one(tmp_path, network_down):
+    from flows.nightly import nightly
+
+    state = nightly(run_date=DAY, offline=False, data_dir=str(tmp_path), sources=["vast"], return_state=True)
+    assert state.is_failed()
+    result = state.result(raise_on_failure=False)
+    assert result["status"] == "failed" and result["kept"] is None
+    assert (tmp_path / "reports" / DAY.isoformat() / "index.md").is_file()
