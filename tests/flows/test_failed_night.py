@@ -1,4 +1,5 @@
-"""A failed night never replaces a good report of the same day, and its Prefect flow run ends Failed.
+"""A failed night never replaces a good report of the same day, on disk or in the warehouse's
+snapshot of it, and its Prefect flow run ends Failed.
 
 A night fails cheaply here: one live source (Vast) answering HTTP 500 to every attempt through the
 fake HTTP session (tests/sources/fakes.py), so every live source tried failed.
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sources import vast
+from tests.flows.cli_helpers import gpucalc, query
 from tests.sources.fakes import session_factory
 
 DAY = date(2026, 11, 29)
@@ -48,6 +50,11 @@ def test_a_failed_night_keeps_the_good_report_of_its_day_and_its_flow_run_fails(
     assert folder_bytes(folder) == before  # byte for byte the good night's report
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]  # nothing half-built beside it
     assert failed["kept"] in Path(failed["log"]).read_text()
+    # the warehouse kept the good night's snapshot too: the day's report rebuilds as it was
+    assert query(tmp_path, "select run_id from night_run where run_date = ?", [DAY]) == [(summary["run_id"],)]
+    rebuilt = gpucalc("report", "--date", DAY.isoformat(), "--data-dir", str(tmp_path))
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert folder_bytes(folder) == before
 
 
 def test_a_failed_night_with_no_earlier_report_of_its_day_still_writes_one(tmp_path, network_down):
