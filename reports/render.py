@@ -163,7 +163,7 @@ def good_report_in(con, folder: Path) -> str | None:
     """The run id of the good night whose report `folder` holds, or None (no folder, or not a good night's).
 
     The folder's summary.json says how its night ended; the warehouse's run log names the run: the
-    latest nightly run of that day that ended well (the day's snapshot may already be the failed night's).
+    latest nightly run of that day that ended well.
     """
     try:
         summary = json.loads((folder / "summary.json").read_text())
