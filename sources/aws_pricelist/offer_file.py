@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sources.aws_pricelist.families import GPU_LINE, SOURCE, keep
-from sources.kit.records import Rejects, csv_rows
+from sources.kit.records import Rejects, csv_rows, whole_lines
 from sources.kit.spec import SourceError
 
 PREAMBLE = 5  # FormatVersion, Disclaimer, Publication Date, Version, OfferCode
@@ -100,12 +100,7 @@ def _split(name: str, chunks: Iterable[bytes]) -> Iterator[bytes]:
 
 def read_offer(name: str, body: bytes) -> Offer:
     """The preamble and header of a (filtered or whole) offer file, checked; rows stream from it."""
-    if not body.strip():
-        raise SourceError(SOURCE, f"{name}: empty body")
-    # A cut can fall inside a price ("55.04" -> "55.0"), so a body not ending its last line
-    # is refused whole rather than trusted row by row.
-    if not body.endswith(b"\n"):
-        raise SourceError(SOURCE, f"{name}: truncated (last line has no newline)")
+    whole_lines(SOURCE, name, body)
     try:
         text = body.decode("utf-8-sig")
         reader = csv.reader(io.StringIO(text, newline=""), strict=True)

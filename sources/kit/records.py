@@ -59,6 +59,18 @@ def decode(source: str, payload: Payload) -> str:
         ) from None
 
 
+def whole_lines(source: str, name: str, body: bytes) -> None:
+    """Refuse a line-oriented catalog body that is empty or whose last line has no newline.
+
+    A cut can fall inside a value ("55.04" -> "55.0") and the cut row still look valid, so a body
+    not ending its last line is refused whole rather than trusted row by row.
+    """
+    if not body.strip():
+        raise SourceError(source, f"{name}: empty body")
+    if not body.endswith(b"\n"):
+        raise SourceError(source, f"{name}: truncated (last line has no newline)")
+
+
 def read(
     source: str, payload: Payload, *, noun: str, formats: Collection[str], required: Collection[str],
     known: Collection[str] | None = None, lowercase: bool = True, list_key: str | None = None,

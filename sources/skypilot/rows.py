@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sources.kit.records import Rejects, csv_rows
+from sources.kit.records import Rejects, csv_rows, whole_lines
 from sources.kit.rows import RowProblem, gpu_count, memory_gb, number, usd_per_hour
 from sources.kit.spec import Payload, SourceError
 
@@ -51,12 +51,7 @@ class Table:
 def read_table(payload: Payload) -> Table:
     """Check a payload is a readable vms.csv (SourceError if not) and return it for streaming."""
     body = payload.body
-    if not body.strip():
-        raise SourceError(SOURCE, f"{payload.name}: empty body")
-    # Every catalog file ends with a newline; one that does not was cut mid-row, and the
-    # cut row can still look valid (55.04 -> 55.0), so the whole payload is refused.
-    if not body.endswith(b"\n"):
-        raise SourceError(SOURCE, f"{payload.name}: truncated (last line has no newline)")
+    whole_lines(SOURCE, payload.name, body)  # every catalog file ends with a newline
     try:
         text = body.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
