@@ -7,6 +7,7 @@ test asks for it; tests that change a warehouse work on a copy (`offline_copy`).
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import sys
@@ -27,6 +28,7 @@ if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
     os.environ.setdefault("GPUCALC_THREADS", "1")
 
 OFFLINE_DAY = date(2026, 11, 29)
+GC_THRESHOLDS = (20_000, 20, 20)
 
 # Under `-n 2 --dist loadfile` (`make test`) a file's tests run on one worker, and files that
 # share an expensive session fixture run on the same one, so it is built once.
@@ -191,6 +193,11 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_collection_modifyitems(config, items):
+    # What is imported by now lives as long as the worker: out of the collector's way, and
+    # collections made rarer, since a test run's objects are few and short-lived next to them
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
     rank = {path: i for i, path in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: files keep their order
     if not config.getoption("collectonly") and any(item.nodeid.split("::")[0] in NEED_PREFECT for item in items):

@@ -43,8 +43,7 @@ def test_a_new_on_demand_quote_moves_the_on_demand_winners_it_undercuts(offline_
         write_run(Workspace.resolve(offline_copy), RunContext.new(new_run_id(day), day), "offline", [],
                   bundled_prices=True)
 
-    night(D1)
-    write_report(workspace.warehouse, workspace.reports_dir, D1)
+    night(D1)  # its report is not needed: D2's compares with the night's snapshot in the warehouse
     quotes = tmp_path / "h100.csv"
     quotes.write_text(HEADER + QUOTE)
     assert ingest_file("quotes", quotes, None, D2, Workspace.resolve(offline_copy)).ok

@@ -2,10 +2,11 @@
 -- topology_role: every way of placing a role pipeline's roles (role_split) on GPUs, with the
 -- rate of each stage and the slowest one. Placements:
 --   split         P target GPUs + C drafter GPUs of one platform. Inside one node (or scale-up
---                 domain) every split is enumerated and hidden states cross NVLink or PCIe; over
---                 several nodes they cross the network (all of them, conservatively) and only the
---                 splits next to the balance point are kept (the grid stays small; the best is
---                 among them);
+--                 domain) hidden states cross NVLink or PCIe; over several nodes they cross the
+--                 network (all of them, conservatively). Up to 16 GPUs every split is enumerated;
+--                 beyond, only the splits next to the balance point, where the target GPUs and
+--                 the drafters keep pace (the slower side decides the rate, so the best split is
+--                 among them and the grid of a 6,144-chip TPU slice stays small);
 --   shared        every GPU runs the target and the drafter in turn: no hidden states move, and a
 --                 GPU makes 1 / (1/producer rate + 1/consumer rate) target tokens per second;
 --   two-platform  P target GPUs on one platform, C = 1..8 drafter GPUs of one node of another GPU
@@ -23,30 +24,36 @@ with counted as (
     from role_split r
     join gpu_count_option o using (platform_id)
 ),
-in_node as (
-    select
-        *, n - producers as consumers, link_gbs * (n - producers) as transfer_gbs,
-        n as scaleup_group   -- the whole pipeline talks over the node's links: one instance holds it
-    from (select *, unnest(range(1, (n - 1) // tp + 1)) * tp as producers
-          from counted where placement = 'split' and n >= 2 and n <= single_node_gpus)
+paced as (
+    -- the target GPUs at which the target GPUs and the drafters keep pace; inside a node the
+    -- drafters are fed over its links, across nodes each over its own NIC
+    select *, n * drafter_rate / (producer_rate_gpu + drafter_rate) as balance_producers
+    from (select *, least(consumer_rate_gpu, (case when n <= single_node_gpus then link_gbs else network_gbs end)
+                                             * 1e9 / transfer_bytes_per_token) as drafter_rate
+          from counted
+          where placement = 'split' and n >= 2 and (n <= single_node_gpus or network_gbs > 0))
 ),
-balanced as (
-    -- the target GPUs at which producers and drafters (each fed by its own NIC) keep pace
-    select *, n * least(consumer_rate_gpu, network_gbs * 1e9 / transfer_bytes_per_token)
-                / (producer_rate_gpu + least(consumer_rate_gpu, network_gbs * 1e9 / transfer_bytes_per_token))
-                as balance_producers
-    from counted
-    where placement = 'split' and n > single_node_gpus and network_gbs > 0
+split as (
+    -- the slower side decides the rate, so the best split is next to the balance point
+    select * exclude (drafter_rate, balance_producers),
+           unnest(case when n <= least(16, single_node_gpus) then range(1, (n - 1) // tp + 1)
+                       else range(greatest(1, floor(balance_producers / tp)::bigint - 2),
+                                  least((n - 1) // tp, ceil(balance_producers / tp)::bigint + 2) + 1) end) * tp
+               as producers
+    from paced
+),
+in_node as (
+    select *, n - producers as consumers, link_gbs * (n - producers) as transfer_gbs,
+           n as scaleup_group   -- the whole pipeline talks over the node's links: one instance holds it
+    from split
+    where n <= single_node_gpus
 ),
 across_nodes as (
-    select
-        * exclude (balance_producers, transfer_name), n - producers as consumers,
-        network_gbs * least(producers, n - producers) as transfer_gbs, 'network transfer' as transfer_name,
-        gpus_per_node as scaleup_group   -- whole nodes
-    from (select *, unnest(range(greatest(1, floor(balance_producers / tp)::bigint - 2),
-                                 least((n - 1) // tp, ceil(balance_producers / tp)::bigint + 2) + 1)) * tp
-                        as producers
-          from balanced)
+    select * exclude (transfer_name), n - producers as consumers,
+           network_gbs * least(producers, n - producers) as transfer_gbs, 'network transfer' as transfer_name,
+           gpus_per_node as scaleup_group   -- whole nodes
+    from split
+    where n > single_node_gpus
 ),
 one_platform as (
     select * from in_node
