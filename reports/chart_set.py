@@ -33,11 +33,12 @@ BOTTLENECK_FILE = "chart-bottlenecks.png"
 
 
 def workload_chart(workload: dict, options: pl.DataFrame, cache: ChartCache | None = None) -> Chart:
-    """Every option of the workload (ordered by OPTION_KEY), time against cost."""
+    """Every option of the workload (ordered by OPTION_KEY) against its cost: time to finish for a
+    job, tokens/s per GPU for a serving job (which runs as long as it is served)."""
     per_mtok = workload["kind"] == "serving"
     rows = options.sort(queries.OPTION_KEY, nulls_last=True).to_dicts()
-    what = "USD per million tokens" if per_mtok else "total cost"
-    title = f"{workload['workload_id']}: time to finish against {what}, by price basis"
+    what = "tokens/s per GPU against USD per million tokens" if per_mtok else "time to finish against total cost"
+    title = f"{workload['workload_id']}: {what}, by price basis"
     return charts.options_chart(workload_chart_file(workload["workload_id"]), title, rows, per_mtok, cache)
 
 

@@ -3,6 +3,7 @@
 from datetime import date
 
 import pytest
+from matplotlib.text import Text
 
 from reports import chart_png, charts
 
@@ -64,3 +65,56 @@ def test_backtest_and_bottleneck_charts_return_what_they_plot():
     mix = charts.bottleneck_chart("m.png", {"p2": {"compute": 3}, "p1": {"memory": 1, "compute": 1}})
     assert mix.data["mix"] == {"p1": {"compute": 1, "memory": 1}, "p2": {"compute": 3}}
     assert backtest.png[:8] == mix.png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _drawn_figure(monkeypatch, make):
+    """The matplotlib figure a chart function draws, laid out as it is saved."""
+    figures = []
+    monkeypatch.setattr(charts, "make_chart", lambda file, title, data, draw, cache: figures.append(draw()))
+    make()
+    (figure,) = figures
+    figure.canvas.draw()
+    return figure
+
+
+def _inside(figure, artist) -> bool:
+    box = artist.get_window_extent(figure.canvas.get_renderer())
+    return 0 <= box.x0 and box.x1 <= figure.bbox.width and 0 <= box.y0 and box.y1 <= figure.bbox.height
+
+
+LONG_TITLE = "deepseek-r1-interactive-with-a-long-name: tokens/s per GPU against USD per million tokens, by price basis"
+PROVIDERS = [f"provider-number-{i:02d}" for i in range(22)]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: charts.options_chart("o.png", LONG_TITLE, OPTIONS, per_mtok=False),
+    lambda: charts.price_chart("p.png", "H100-SXM", {(p, basis): [(date(2026, 1, 1), 2.0), (date(2026, 3, 1), 2.5)]
+                                                     for p in PROVIDERS for basis in ("on_demand", "spot")}),
+    lambda: charts.backtest_chart("b.png", [{"measured_per_gpu": 100.0, "loao_predicted_per_gpu": 110.0,
+                                             "loao_factor": 1.1, "kind": "serving"}], 0.1, 0.2),
+    lambda: charts.bottleneck_chart("m.png", {"hgx-h100-8": {f"a long bottleneck name {i}": i + 1 for i in range(14)}}),
+], ids=["options", "price", "backtest", "bottleneck"])
+def test_every_chart_keeps_its_title_and_legend_inside_the_canvas(monkeypatch, make):
+    figure = _drawn_figure(monkeypatch, make)
+    (axes,) = figure.axes
+    title = axes.get_title(loc="left")
+    (heading,) = [text for text in figure.findobj(Text) if text.get_text() == title and title]
+    assert _inside(figure, heading)
+    legend = axes.get_legend()
+    assert legend is not None and _inside(figure, legend)
+
+
+def test_providers_and_bottlenecks_each_get_their_own_colour(monkeypatch):
+    series = {(p, "on_demand"): [(date(2026, 1, 1), 2.0), (date(2026, 1, 2), 2.5)] for p in PROVIDERS[:20]}
+    figure = _drawn_figure(monkeypatch, lambda: charts.price_chart("p.png", "H100-SXM", series))
+    assert len({line.get_color() for line in figure.axes[0].get_lines()}) == 20
+    mix = {"hgx-h100-8": {f"stage {i:02d}": 1 for i in range(15)}}
+    figure = _drawn_figure(monkeypatch, lambda: charts.bottleneck_chart("m.png", mix))
+    assert len({patch.get_facecolor() for patch in figure.axes[0].patches}) == 15
+
+
+def test_a_serving_chart_plots_tokens_per_gpu_against_cost_not_a_time_that_cannot_vary():
+    rows = [dict(o, tokens_per_s=tokens, n_gpus=8) for o, tokens in zip(OPTIONS, (800.0, 1600.0, 4000.0), strict=True)]
+    chart = charts.options_chart("s.png", "t", rows, per_mtok=True)
+    assert chart.data["y"] == "tokens_per_s_per_gpu"
+    assert [(x, y) for x, y, _, _ in chart.data["points"]] == [(1.0, 100.0), (0.8, 200.0), (3.0, 500.0)]
