@@ -41,6 +41,8 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print the choices as JSON,
 def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
     from warehouse.questions import decide
     from warehouse.questions.decision_text import render
+    from warehouse.questions.like_for_like import like_for_like
+    from warehouse.questions.market_text import like_for_like_lines
     from warehouse.questions.names import platform_ids
     from warehouse.questions.whatif_inputs import pricing_bases
 
@@ -52,11 +54,14 @@ def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json:
     rows = decide.choices(con, workload_id, pricing_bases(pricing), named)
     workload = decide.workload_row(con, workload_id)
     refused = decide.refusals(con, workload_id, named)
+    # named platforms are also set side by side like for like: their markets, the same providers
+    like = like_for_like(con, workload_id, named, pricing_bases(pricing)) if named else None
     if as_json:
         typer.echo(json.dumps({"workload": workload, "choices": rows.to_dicts(),
-                               "refusals": [{"refusal": r, "layouts": n} for r, n in refused]}, indent=1, default=str))
+                               "refusals": [{"refusal": r, "layouts": n} for r, n in refused],
+                               **({"like_for_like": like} if like else {})}, indent=1, default=str))
     else:
-        typer.echo(render(workload, rows, refused))
+        typer.echo("\n".join([render(workload, rows, refused), *(like_for_like_lines(like, workload) if like else [])]))
 
 
 def _private_copy(workspace: Workspace, ownership: dict[str, float]):
@@ -89,6 +94,9 @@ def compare(
 ) -> None:
     """Rent on-demand, rent spot, rent reserved, buy or the managed API for one job: time and cost, or
     dollars per million tokens for serving, each on its own price basis, with when buying pays.
+    With --platforms, prices like for like too: each platform's market per GPU-hour (cheapest, median,
+    dearest, spread, quotes, providers) and the first platform against each other at every provider
+    that prices both.
 
     Reads the warehouse the nightly run built; ownership flags answer in a private copy.
     """

@@ -65,8 +65,10 @@ def prices(
 ) -> None:
     """Tonight's quotes for one accelerator across providers and price bases, cheapest per GPU-hour first:
     provider, instance, GPUs, $/GPU-h, $/instance-h, basis, region, when observed and how old, and whether
-    the quote is live, from your file or from the bundled snapshot (the prices the newest night ranked)."""
+    the quote is live, from your file or from the bundled snapshot (the prices the newest night ranked).
+    Above them, the market per basis: cheapest, median and dearest GPU-hour, spread, quotes, providers."""
     from warehouse.questions import lookup, lookup_text
+    from warehouse.questions.like_for_like import gpu_markets
     from warehouse.questions.names import meaning
     from warehouse.questions.whatif_inputs import WhatIfError, pricing_bases
 
@@ -78,6 +80,7 @@ def prices(
     try:
         meant = meaning(con, gpu)
         rows = lookup.prices(con, meant.gpu_id, bases)
+        market = gpu_markets(con, meant.gpu_id, bases)
         night = lookup.night(con)
     except WhatIfError as exc:
         typer.echo(f"prices: {exc}", err=True)
@@ -87,11 +90,13 @@ def prices(
     said = None if meant.typed == meant.gpu_id else meant.sentence()
     if as_json:
         typer.echo(json.dumps({"gpu": meant.gpu_id, "name": meant.gpu_name, "means": said, "night": night,
-                               "pricing": list(bases), "quotes": rows}, indent=1, default=str))
+                               "pricing": list(bases), "market": market, "quotes": rows}, indent=1, default=str))
         return
     if said:
         typer.echo(said, err=True)
     typer.echo(lookup_text.prices_title(meant.gpu_id, meant.gpu_name, rows, night, bases))
+    for line in lookup_text.market_lines(market):
+        typer.echo(line)
     if rows:
         _table(lookup_text.COLUMNS["prices"], rows)
 

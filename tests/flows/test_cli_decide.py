@@ -37,6 +37,38 @@ def test_compare_sets_two_platforms_side_by_side_each_choice_on_one_basis(offlin
     assert bought and 0 < bought[0]["break_even_utilization"] < 1
 
 
+def test_compare_sets_the_platforms_side_by_side_at_the_same_provider(offline_data):
+    """Seed 003 like for like (issue 35, item 1). By hand from the snapshot: OCI prices both, its
+    BM.GPU.GB200.4 at $64.00 for 4 GPUs = $16.00 and its BM.GPU.B200.8 at $112.00 for 8 = $14.00 per
+    GPU-hour; OCI is the only fresh GB200 quote (CoreWeave's page read is stale), while nine B200
+    quotes from six providers run from Vast's $4.705 to AWS's 113.9328 / 8 = $14.2416."""
+    result = gpucalc("compare", "deepseek-r1-mtp", "--platforms", "gb200-nvl72,hgx-b200-8", "--pricing", "on_demand",
+                     "--json", "--data-dir", str(offline_data))
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    like = answer["like_for_like"]
+    gb200, b200 = like["markets"]
+    assert (gb200["platform_id"], gb200["quotes"], gb200["single_quote"], gb200["cheapest_provider"],
+            gb200["cheapest_usd_per_gpu_hour"], gb200["stale_providers"]) == (
+        "gb200-nvl72", 1, True, "oci", 16.0, "coreweave")
+    assert (b200["quotes"], b200["providers"], b200["median_usd_per_gpu_hour"]) == (9, 6, 6.69)
+    assert b200["spread"] == pytest.approx(14.2416 / 4.705)
+    (oci,) = like["same_provider"]
+    assert (oci["provider"], oci["a_usd_per_gpu_hour"], oci["b_usd_per_gpu_hour"]) == ("oci", 16.0, 14.0)
+    assert oci["price_ratio"] == pytest.approx(16 / 14)
+    # each platform's chosen fleet priced at OCI's GPU-hour: its cost scaled by OCI's price over its own
+    chosen = {c["platform_id"]: c for c in answer["choices"] if c["pricing"] == "on_demand"}
+    at_oci = {p: chosen[p]["usd_per_mtok"] * price / chosen[p]["usd_per_gpu_hour"]
+              for p, price in (("gb200-nvl72", 16.0), ("hgx-b200-8", 14.0))}
+    assert (oci["a_usd_per_unit"], oci["b_usd_per_unit"]) == (
+        pytest.approx(at_oci["gb200-nvl72"]), pytest.approx(at_oci["hgx-b200-8"]))
+    assert oci["cost_ratio"] == pytest.approx(at_oci["gb200-nvl72"] / at_oci["hgx-b200-8"])
+    text = gpucalc("compare", "deepseek-r1-mtp", "--platforms", "gb200-nvl72,hgx-b200-8", "--pricing", "on_demand",
+                   "--data-dir", str(offline_data))
+    assert "Careful: gb200-nvl72 on on_demand rests on a single quote (oci's list price), not a market." in text.output
+    assert "on_demand, oci: $16.00 against $14.00 per GPU-hour (1.14x)" in " ".join(text.output.split())
+
+
 def test_a_demand_in_requests_per_second_is_the_same_job(offline_data):
     by_requests = gpucalc(*LLAMA, "--requests-per-s", "10", "--json", "--data-dir", str(offline_data))
     by_tokens = gpucalc(*LLAMA, "--demand", "5000", "--json", "--data-dir", str(offline_data))

@@ -67,9 +67,16 @@ def test_prices_prints_a_table_and_says_which_accelerator_the_name_means(offline
     assert lines[0] == ("H100-SXM (H100 SXM5 80GB): 36 quotes on every basis as of the night of 2026-11-29, "
                         "cheapest per GPU-hour first; 2 stale (observed before the freshness window: listed last, "
                         "ranked nowhere); the bundled snapshot's quotes are judged as of its date, 2026-11-01")
-    assert lines[1].split() == ["provider", "instance", "type", "GPUs", "$/GPU-h", "$/instance-h", "basis",
+    # the market above the quotes, from the snapshot by hand: on demand 22 fresh quotes from $1.87 (vast) to
+    # Azure's 127.816 / 8 = $15.977, the median the mean of the 11th and 12th, (5.95 + 6.88) / 2 = 6.415;
+    # on spot 11 quotes, the 6th AWS's $2.4066; CoreWeave's page reads stale on each
+    assert lines[1] == ("market, on_demand: $1.87 (vast) to $15.98 (azure), median $6.42: 8.54x spread, 22 quotes, "
+                        "10 providers; 1 stale quote left out (coreweave)")
+    assert lines[2] == ("market, spot: $0.80 (verda) to $3.52 (gcp), median $2.41: 4.39x spread, 11 quotes, "
+                        "4 providers; 1 stale quote left out (coreweave)")
+    assert lines[3].split() == ["provider", "instance", "type", "GPUs", "$/GPU-h", "$/instance-h", "basis",
                                 "region", "observed", "age", "(d)", "source"]
-    assert lines[3].split() == ["verda", "1H100.80S.32V", "1", "0.801", "0.801", "spot", "FIN-02", "2026-11-01",
+    assert lines[5].split() == ["verda", "1H100.80S.32V", "1", "0.801", "0.801", "spot", "FIN-02", "2026-11-01",
                                 "28", "bundled", "snapshot"]
 
 

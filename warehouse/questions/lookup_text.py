@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
+from warehouse.questions.market_text import market_line
 from warehouse.questions.plain_text import fmt_usd
 
 
@@ -181,3 +182,8 @@ def prices_title(gpu_id: str, gpu_name: str, rows: list[dict], night_of: date | 
         said += f"; the bundled snapshot's quotes are judged as of its date, {snapshot_days[0]}"
     return (f"{which}: {len(rows)} quote{'s' if len(rows) != 1 else ''} on {on} as of {when}, "
             f"cheapest per GPU-hour first{said}")
+
+
+def market_lines(markets: list[dict]) -> list[str]:
+    """The market line of each basis, above the quotes: what they say together."""
+    return [f"market, {m['pricing']}: {market_line(m)}" for m in markets]
