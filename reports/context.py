@@ -21,24 +21,37 @@ class NightData:
     changes: Changes
     sources: pl.DataFrame
     decisions: pl.DataFrame = field(default_factory=pl.DataFrame)  # every job's choices, one basis each
+    front: pl.DataFrame = field(default_factory=pl.DataFrame)  # the decisions as the front tables say them
+    front_before: pl.DataFrame = field(default_factory=pl.DataFrame)  # the previous night's decisions
+    fresh_days: float = 30.0  # the night's price freshness window (assumption price_fresh_days)
     charts: dict[str, Chart] = field(default_factory=dict)  # by file name
 
     def options_of(self, workload_id: str) -> pl.DataFrame:
         return self.options.filter(pl.col("workload_id") == workload_id)
 
     def decisions_of(self, workload_id: str) -> pl.DataFrame:
-        if self.decisions.height == 0:
-            return self.decisions
-        return self.decisions.filter(pl.col("workload_id") == workload_id)
+        return _of(self.decisions, workload_id)
+
+    def front_of(self, workload_id: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The job's front-table rows tonight and the previous night's decision rows of it."""
+        return _of(self.front, workload_id), _of(self.front_before, workload_id)
+
+
+def _of(frame: pl.DataFrame, workload_id: str) -> pl.DataFrame:
+    return frame.filter(pl.col("workload_id") == workload_id) if frame.height else frame
 
 
 def load(con, night: Night) -> NightData:
+    changes = since_previous(con, night)
     return NightData(
         night=night,
         workloads=queries.workloads(con, night),
         options=queries.options(con, night),
         known_prices=queries.known_prices(con, night),
-        changes=since_previous(con, night),
+        changes=changes,
         sources=queries.live_sources(con, night),
         decisions=queries.decisions(con, night),
+        front=queries.front_rows(con, night),
+        front_before=queries.decisions(con, changes.previous) if changes.previous else pl.DataFrame(),
+        fresh_days=queries.price_fresh_days(con, night),
     )

@@ -24,7 +24,7 @@ from warehouse.store import cache as shared_cache
 
 STYLE = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d1d1f;background:#fff}
-main{max-width:64rem;margin:0 auto;padding:0.75rem 1rem 3rem}
+main{max-width:76rem;margin:0 auto;padding:0.75rem 1rem 3rem}
 h1{font-size:1.5rem;line-height:1.25}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
 h3{font-size:1.05rem}a{color:#0b57d0}code{font-size:0.9em;background:#f3f3f3;padding:0 0.2em;border-radius:3px}
 img{max-width:100%;height:auto;display:block;margin:0.5rem 0}

@@ -1,10 +1,12 @@
-"""index.md: the page people open every morning. Short: the night, what changed, one headline
-per workload with a link to its page, the charts that matter, and the sources."""
+"""index.md: the page people open every morning. Short: the night and which prices ranked, per
+job a table of the cheapest option on each price basis, what changed, then the same in prose
+(one headline per workload with a link to its page), the charts that matter, and the sources."""
 
 from __future__ import annotations
 
-from reports import changes_page, chart_set
+from reports import changes_page, chart_set, front_table
 from reports.context import NightData
+from reports.freshness import prices_line
 from reports.headline import workload_headline
 from reports.markdown import code, escape, image, page_link, table
 from reports.night import Night
@@ -38,21 +40,42 @@ def run_line(night: Night) -> str:
     )
 
 
+def _front_tables(data: NightData, workload_pages: dict[str, str]) -> list[str]:
+    """Per job, the cheapest option of each price basis: the first screen of the page."""
+    if data.front.height == 0:  # a night from before decisions were kept: the prose below says it
+        return []
+    out = ["## Cheapest per price basis, per job\n",
+           "Each job's cheapest option on each price basis, never mixed: rent on-demand, spot or reserved; own "
+           "(capex over the years of ownership at the assumed utilisation, with power and colocation); a managed "
+           "API per token. Times and costs are roofline estimates calibrated on measured benchmarks; `±` is the "
+           "median error of estimates of that kind and calibration against measured results held out of it. "
+           "The change compares each row with the previous night's row of its basis; "
+           f"{page_link('what changed', 'changes.md')} says why.\n"]
+    previous = data.changes.previous
+    for workload in front_table.jobs(data.workloads):
+        wid = workload["workload_id"]
+        rows, before = data.front_of(wid)
+        out += front_table.section(workload, rows, before, previous, workload_pages[wid])
+    return out
+
+
 def page(data: NightData, rejected, unresolved, workload_pages: dict[str, str]) -> str:
     night = data.night
-    out = [f"# gpucalc report — {night.run_date.isoformat()}\n", run_line(night)]
+    out = [f"# gpucalc report — {night.run_date.isoformat()}\n", run_line(night),
+           prices_line(data.known_prices, night, data.fresh_days)]
     out.append(" · ".join([
-        page_link("Workloads", "#workloads"), page_link("What changed", "changes.md"),
+        page_link("Workloads in words", "#workloads"), page_link("What changed", "changes.md"),
         page_link("Prices", "prices.md"), page_link("Methodology and sources", "methodology.md"),
         page_link("Every night", "../index.md"),
     ]) + "\n")
+    out += _front_tables(data, workload_pages)
     out += changes_page.index_section(data.changes)
     out.append("## Workloads\n")
     out.append(
-        "Each job: what to rent on-demand, what spot would save, when buying pays and what a managed API would "
-        "cost, each on its own price basis. Estimates are roofline models calibrated on measured benchmarks; `±` "
-        "is the median held-out error of that confidence level in the backtest. Each workload's page ranks "
-        "every option.\n"
+        "The tables above in words, with layouts and bottlenecks: what to rent on-demand (the cheapest and the "
+        "fastest), what spot would save, when buying pays and what a managed API would cost, each on its own "
+        "price basis. `±` is the median held-out error of that confidence level in the backtest. Each workload's "
+        "page ranks every option.\n"
     )
     benchmarks = []
     for workload in data.workloads.iter_rows(named=True):

@@ -54,6 +54,23 @@ def decisions(con, night: Night) -> pl.DataFrame:
     ).pl()
 
 
+def front_rows(con, night: Night) -> pl.DataFrame:
+    """The night's decision rows with what the front page's tables say of each: the GPUs one rented
+    unit holds, the held-out points of its error band, its platform's shape (reports/sql/front_rows.sql)."""
+    if not _present(con, "night_decision"):
+        return pl.DataFrame()
+    platforms = ("night_platform" if _present(con, "night_platform") else
+                 "(select null::date as run_date, null::varchar as platform_id, null::varchar as name, "
+                 "null::integer as gpus_per_node, null::integer as scaleup_domain_gpus where false)")
+    return con.execute(sql_text("reports", "front_rows.sql", platforms=platforms),
+                       [night.run_date, night.run_date]).pl()
+
+
+def _present(con, table: str) -> bool:
+    return bool(con.execute("select count(*) from information_schema.tables where table_name = ?",
+                            [table]).fetchone()[0])
+
+
 def refusals(con, night: Night, workload_id: str) -> pl.DataFrame:
     """Refused layouts per platform: the GPU counts refused, the reason at the largest, where it fits."""
     return con.execute(

@@ -213,3 +213,74 @@ def test_export_writes_the_tables(nights, tmp_path):
     a_file = tmp_path / "csv" / "price_quote.csv"
     result = CliRunner().invoke(app, ["export", "--data-dir", str(nights.data), "--out", str(a_file)])
     assert result.exit_code == 2 and "is a file, not a folder" in re.sub(r"[\s│]+", " ", result.output)
+
+
+BASIS_ORDER = "case pricing when 'on_demand' then 0 when 'spot' then 1 when 'reserved_1y' then 2 " \
+              "when 'reserved_3y' then 3 when 'owned' then 4 else 5 end"
+
+
+def test_the_front_page_opens_with_each_jobs_cheapest_option_per_price_basis(nights):
+    index = nights.again_files["index.md"].decode()
+    tables = index.split("## Cheapest per price basis, per job\n", 1)[1].split("\n## ", 1)[0]
+    assert index.index("## Cheapest per price basis") < index.index("## What changed") < index.index("## Workloads")
+    pages = [tables.index(f"(workloads/{w}.md)") for w in ("dflash-qwen36-27b", "deepseek-r1-mtp", "llama2-70b-chat")]
+    assert pages == sorted(pages)  # the seed questions' jobs first
+    first = tables.split("\n### ")[1]
+    header, _, *rows = [line for line in first.splitlines() if line.startswith("|")]
+    assert header == ("| basis | platform and GPUs | provider | time (days) | total cost | since 2026-11-24 "
+                      "| confidence |")
+    cells = [[c.strip() for c in row.strip("|").split(" | ")] for row in rows]
+
+    decided = query(nights, f"""
+        select pricing, provider, fleet_gpus, gpu_id, time_to_finish_h, usd_total, error_p50, confidence
+        from night_decision
+        where run_date = ? and workload_id = 'dflash-qwen36-27b' and pick = 'cheapest' and choice <> 'measured run'
+        order by {BASIS_ORDER}""", [D2])
+    words = {"on_demand": "on-demand", "spot": "spot", "reserved_1y": "reserved 1 year",
+             "reserved_3y": "reserved 3 years", "owned": "owned"}
+    assert [c[0] for c in cells] == [words[p] for p, *_ in decided]  # one row per basis present
+    assert len({p for p, *_ in decided}) == len(decided) >= 3
+    # the on-demand row, read back from the warehouse and formatted by hand
+    _, provider, gpus, gpu_id, hours, usd, p50, level = decided[0]
+    basis, fleet, shown_provider, days, cost, since, confidence = cells[0]
+    assert (basis, shown_provider) == ("on-demand", provider)
+    assert fleet.startswith(f"{gpus}x {gpu_id.replace('-', ' ')} (")
+    assert float(days) == pytest.approx(hours / 24, rel=0.05)  # two significant figures
+    assert cost == f"${usd:,.0f}"
+    ((was_provider, was_platform, was_usd),) = query(nights, """
+        select provider, platform_id, usd_total from night_decision
+        where run_date = ? and workload_id = 'dflash-qwen36-27b' and choice = 'rent on-demand' and pick = 'cheapest'""",
+        [D1])
+    if was_provider == provider:
+        assert since == "no change" if round(was_usd) == round(usd) else since.endswith(f"from ${was_usd:,.0f}")
+    else:
+        assert since.startswith("+" if usd > was_usd else "-") and since.endswith(
+            f"from ${was_usd:,.0f} (was {was_provider})")
+    ((points,),) = query(nights, """
+        select b.points from night_error_band b join night_option o on o.run_date = b.run_date and o.kind = b.kind
+         and o.calibration_level = b.level
+        where b.run_date = ? and o.workload_id = 'dflash-qwen36-27b' and o.pricing = 'on_demand' and o.provider = ?
+          and o.n_gpus = (select n_gpus from night_decision where run_date = ? and workload_id = 'dflash-qwen36-27b'
+                          and choice = 'rent on-demand' and pick = 'cheapest')
+        limit 1""", [D2, provider, D2])
+    if level == "measured":
+        assert confidence == "measured at this size"
+    elif p50 is not None:
+        assert confidence == f"±{100 * p50:.0f}% on {points} checked results"
+    else:  # fewer than 5 held-out points: no band
+        assert confidence == (f"{points} measured result{'s' if points != 1 else ''}: a wide guess" if points
+                              else "no measured result: a wide guess")
+
+
+def test_the_front_page_says_which_prices_ranked_and_how_many_were_stale(nights):
+    index = nights.again_files["index.md"].decode()
+    # the warehouse's own rule (latest_quote), as of its last rebuild: the D2 night again
+    ((stale,),) = query(nights, "select count(*) from stale_price")
+    ((bundled,),) = query(nights, "select count(*) from latest_price where source = 'bundled_snapshot'")
+    ((ingested, observed),) = query(nights, "select count(*), max(observed_at) from latest_price "
+                                             "where source = 'quotes_file'")
+    assert stale > 0 and (ingested, observed) == (1, D2)  # the L40S quote; the backfill's L4 offer was rejected
+    line = (f"**Prices ranked tonight:** quotes you ingested (quotes\\_file: 1 quote, observed {D2}); "
+            f"the bundled price snapshot of 2026-11-01 (24 days old; {bundled} quotes), an offline night (no live "
+            f"fetch). {stale} quotes older than 30 days left out (listed on [prices](prices.md)).\n")
+    assert line in index and index.index(line) < index.index("## Cheapest per price basis")
