@@ -4,6 +4,7 @@ the catalog's sources (gpu_specs.md, modeling.md §5, efficiency.csv)."""
 import pytest
 
 from sources.kit.clock import today
+from tests.warehouse.toy_roles import synced_drafter_rate
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.questions.scratch import scratch_copy
 
@@ -74,11 +75,32 @@ def test_the_workstation_cannot_share_its_gpus_profitably(bundled):
     ).fetchone()
     gemm_s = TARGET_GFLOP * 1e9 / (2 * PEAK_BF16 * PRODUCER_EFF)
     tp_s = 2 * 64 * (2048 * 5120 * 2 / (64e9 * 0.44) + 2 * 3.5e-6) / 2048
-    per_gpu = 1 / (1 / (1 / (2 * (gemm_s + tp_s))) + 1 / (PEAK_BF16 * CONSUMER_EFF / (DRAFT_GFLOP * 1e9 * 0.4)))
-    assert shared == (2, pytest.approx(54.21 / 2 + 34.51, abs=0.02), pytest.approx(4 * per_gpu))
-    # 4 x 3,101 = 12,406 tokens/s, below the 3+1 the seed ran (14,792): the model keeps 3+1
+    # The four drafters train data-parallel: each step of the recipe's 8 sequences of 2,048 tokens
+    # ends in an all-reduce of the 1.73B drafter's bf16 gradients over PCIe via the host (64 GB/s
+    # x 0.58): 2 x 3/4 x 3.46e9 / 37.12e9 = 0.1398 s, 0.0350 s of it hidden by the last backward
+    drafter = PEAK_BF16 * CONSUMER_EFF / (DRAFT_GFLOP * 1e9 * 0.4)
+    drafters = synced_drafter_rate(4, drafter, 1.73e9 * 2, 64 * 0.58, 2048, 8)
+    assert drafters == pytest.approx(16_384 / (16_384 / (4 * drafter) + 0.13982 - 2 / 3 * 2048 / drafter), rel=1e-4)
+    target = 4 / (2 * (gemm_s + tp_s))
+    assert shared == (2, pytest.approx(54.21 / 2 + 34.51, abs=0.02), pytest.approx(1 / (1 / target + 1 / drafters)))
+    # 11,494 tokens/s, below the 3+1 the seed ran (14,792, one drafter: nothing to all-reduce)
     layout = bundled.execute(
         """select layout from topology_estimate where workload_id = 'dflash-qwen36-27b'
            and platform_id = 'ws-rtxpro6000-4' and n_gpus = 4"""
     ).fetchone()[0]
     assert layout == "3+1 (3 target, 1 drafter)"
+
+
+def test_no_layout_has_more_drafters_than_the_recipes_global_batch_has_sequences(bundled):
+    # SpecForge's Qwen3.6-27B DFlash recipe trains on global batches of 8 sequences (8 ranks x
+    # batch_size 1): sixteen GPUs sharing both roles would be sixteen drafters, each needing a
+    # sequence of every step
+    refused = bundled.execute(
+        """select fits, refusal from topology_candidate where workload_id = 'dflash-qwen36-27b'
+           and platform_id = 'hgx-b200-8' and layout = '16 shared (target and drafter on every GPU)'"""
+    ).fetchone()
+    assert refused == (False, "16 drafters need a global batch of 16 sequences or more; the job trains on 8")
+    most = bundled.execute(
+        """select max(consumers) from topology_estimate where workload_id = 'dflash-qwen36-27b' and fits"""
+    ).fetchone()[0]
+    assert most == 8

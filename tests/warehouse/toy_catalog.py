@@ -153,6 +153,7 @@ TOY = {
             dtype="bf16",
             total_tokens=1e9,
             seq_len=1000,
+            global_batch_seqs=1000,
             producer_gflop_per_token=50,
             transfer_bytes_per_token=50000,
             consumer_model_id="toy-1b",

@@ -55,3 +55,15 @@ def add_quote(con, instance_type: str, gpu: str, gpus: int, usd_per_hour: float,
            values ('acme', 'toyland', null, ?, ?, ?, ?, ?, ?, ?, 'USD', ?, 'test', 'hand-made', 1, 'toy')""",
         [instance_type, gpu, gpu, gpus, usd_per_hour, usd_per_hour / gpus, pricing, RUN_DATE],
     )
+
+
+def synced_drafter_rate(drafters: int, per_gpu: float, grad_bytes: float, link_gbs: float, seq_len: int,
+                        global_seqs: int) -> float:
+    """Target tokens/s that `drafters` data-parallel drafter GPUs absorb, worked by hand: per step
+    of `global_seqs` sequences each trains its share, then all-reduces the bf16 gradients
+    (2 (d-1)/d x bytes over the link), of which the last sequence's backward (2/3 of its time)
+    hides a part."""
+    step = global_seqs * seq_len
+    allreduce = 2 * (drafters - 1) / drafters * grad_bytes / (link_gbs * 1e9)
+    exposed = max(0.0, allreduce - 2 / 3 * seq_len / per_gpu)
+    return step / (step / (drafters * per_gpu) + exposed)

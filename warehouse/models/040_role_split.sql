@@ -28,6 +28,9 @@ with per_tp as (
         p.network_gbs * p.network_eff as network_gbs,
         w.producer_gflop_per_token, w.transfer_bytes_per_token, w.consumer_gflop_per_unit, w.units_per_token,
         w.total_tokens, w.token_unit,
+        -- data-parallel drafters all-reduce the drafter's gradients (bf16) once per optimizer step
+        -- of the recipe's global batch (sequences of seq_len target tokens; 041_topology_role.sql)
+        w.seq_len, w.global_batch_seqs, coalesce(w.consumer_params_b, 0) * 1e9 * 2.0 as drafter_grad_bytes,
         -- seconds per target token on one tensor-parallel group: the GEMMs split tp ways, plus
         -- Megatron's two all-reduces of the sequence's activations per layer in the forward (the
         -- cost 020_topology_training.sql charges); a serving engine runs them after the GEMMs

@@ -15,6 +15,13 @@
 --                 whatif` prices each part.
 -- Targets that do not fit one GPU run tensor-parallel (tp, within the scale-up domain); the
 -- target GPUs then come in whole groups of tp.
+-- More than one drafter GPU trains the drafter data-parallel: each optimizer step of the job's
+-- global batch (global_batch_seqs sequences; without one, one sequence per drafter, SpecForge's
+-- batch_size 1) ends in an all-reduce of its bf16 gradients, of which what outlasts the last
+-- sequence's backward (two thirds of its drafter time: PyTorch DDP overlaps the two, Li et al.,
+-- VLDB 2020) is exposed. Each drafter needs one sequence of the global batch per step at least, so
+-- a layout with more drafters than the global batch has sequences is refused: it would change
+-- the batch the recipe's learning rate was tuned for.
 -- A view, not a table: every platform pair is a large grid (millions of pairs at scale,
 -- docs/scale.md) that only `whatif` asks about, one pair at a time; the nightly reads
 -- the split and shared rows (topology_candidate), and DuckDB prunes the pair branch for it.
@@ -43,7 +50,7 @@ split as (
     from paced
 ),
 in_node as (
-    select *, n - producers as consumers, link_gbs * (n - producers) as transfer_gbs,
+    select *, n - producers as consumers, link_gbs * (n - producers) as transfer_gbs, link_gbs as sync_gbs,
            n as scaleup_group   -- the whole pipeline talks over the node's links: one instance holds it
     from split
     where n <= single_node_gpus
@@ -51,6 +58,7 @@ in_node as (
 across_nodes as (
     select * exclude (transfer_name), n - producers as consumers,
            network_gbs * least(producers, n - producers) as transfer_gbs, 'network transfer' as transfer_name,
+           network_gbs as sync_gbs,
            gpus_per_node as scaleup_group   -- whole nodes
     from split
     where n > single_node_gpus
@@ -62,6 +70,7 @@ one_platform as (
     union all by name
     select * exclude (transfer_name), n as producers, n as consumers, null::double as transfer_gbs,
            null::varchar as transfer_name,
+           case when n <= single_node_gpus then link_gbs else network_gbs end as sync_gbs,
            least(n, single_node_gpus) as scaleup_group
     from counted where placement = 'shared' and n % tp = 0
 ),
@@ -75,7 +84,8 @@ layouts as (
         producer_mem_gb, consumer_mem_gb, capacity_gb, capacity_gb as consumer_capacity_gb,
         platform_id as consumer_platform_id, gpu_id as consumer_gpu_id,
         n * node_power_kw / gpus_per_node as kw,
-        transfer_bytes_per_token, total_tokens, token_unit
+        transfer_bytes_per_token, total_tokens, token_unit,
+        seq_len, global_batch_seqs, drafter_grad_bytes, sync_gbs
     from one_platform
     union all by name
     select
@@ -88,7 +98,8 @@ layouts as (
         x.producer_mem_gb, y.consumer_mem_gb, x.capacity_gb, y.capacity_gb as consumer_capacity_gb,
         y.platform_id as consumer_platform_id, y.gpu_id as consumer_gpu_id,
         o.n * x.node_power_kw / x.gpus_per_node + c.c * y.node_power_kw / y.gpus_per_node as kw,
-        x.transfer_bytes_per_token, x.total_tokens, x.token_unit
+        x.transfer_bytes_per_token, x.total_tokens, x.token_unit,
+        x.seq_len, x.global_batch_seqs, x.drafter_grad_bytes, y.link_gbs as sync_gbs   -- drafters share a node
     from role_split x
     join gpu_count_option o on o.platform_id = x.platform_id and o.n <= x.single_node_gpus and o.n % x.tp = 0
     join role_split y
@@ -96,16 +107,27 @@ layouts as (
     cross join range(1, 9) c(c)
     where x.placement = 'split' and c.c <= y.gpus_per_node and x.network_gbs > 0 and y.network_gbs > 0
 ),
+synced as (
+    select
+        *,
+        coalesce(global_batch_seqs, consumers) * seq_len as step_tokens,
+        greatest(0.0, allreduce_s(drafter_grad_bytes, consumers, sync_gbs, 0.0)
+                      - 2.0 / 3.0 * seq_len / consumer_rate_gpu) as t_sync_exposed_s,
+        consumers <= coalesce(global_batch_seqs, consumers) as batch_fits
+    from layouts
+),
 rates as (
     select
         *,
         producers * producer_rate_gpu as producer_rate,
         transfer_gbs * 1e9 / transfer_bytes_per_token as transfer_rate,
-        consumers * consumer_rate_gpu as consumer_rate,
+        -- the drafters' step: their share of the global batch, then the exposed all-reduce
+        step_tokens / (step_tokens / (consumers * consumer_rate_gpu) + t_sync_exposed_s) as consumer_rate,
+        t_sync_exposed_s * consumers * consumer_rate_gpu / step_tokens as sync_share,
         case placement when 'shared' then producer_mem_gb + consumer_mem_gb
                        when 'two-platform' then producer_mem_gb
                        else greatest(producer_mem_gb, consumer_mem_gb) end as mem_per_gpu_gb
-    from layouts
+    from synced
 )
 select
     workload_id, platform_id, gpu_id, 'role_pipeline' as kind, dtype, n_gpus, nodes,
@@ -127,18 +149,20 @@ select
     transfer_name as transfer_link,              -- what carries hidden states (none when shared)
     -- the share of the target forward's time spent in tensor-parallel all-reduces
     target_tp_share,
-    case when placement = 'shared' then
-             case when producer_rate <= consumer_rate then 'compute (target forward)'
-                  else 'compute (drafter training)' end
-         else case least(producer_rate, transfer_rate, consumer_rate)
-                  when producer_rate then 'compute (target forward)'
-                  when transfer_rate then transfer_name
-                  else 'compute (drafter training)' end end as bottleneck,
+    case when placement = 'shared' and producer_rate <= consumer_rate then 'compute (target forward)'
+         when placement <> 'shared' and least(producer_rate, transfer_rate, consumer_rate) = producer_rate
+             then 'compute (target forward)'
+         when placement <> 'shared' and least(producer_rate, transfer_rate, consumer_rate) = transfer_rate
+             then transfer_name
+         -- the drafters limit: by their gradient all-reduce where it takes most of their step
+         when sync_share > 1.0 then 'drafter gradient all-reduce'
+         else 'compute (drafter training)' end as bottleneck,
     producer_mem_gb, consumer_mem_gb,
     mem_per_gpu_gb,
     capacity_gb as mem_capacity_gb,
     consumer_capacity_gb as consumer_mem_capacity_gb,
-    mem_per_gpu_gb <= capacity_gb and consumer_mem_gb <= consumer_capacity_gb as fits,
+    mem_per_gpu_gb <= capacity_gb and consumer_mem_gb <= consumer_capacity_gb and batch_fits as fits,
+    batch_fits, global_batch_seqs, t_sync_exposed_s,
     -- a shared GPU spends 1/producer + 1/consumer seconds per token on the two roles in turn
     case when placement = 'shared' then 1.0 / (1.0 / producer_rate + 1.0 / consumer_rate)
          else least(producer_rate, transfer_rate, consumer_rate) end as tokens_per_s,

@@ -23,7 +23,9 @@ select workload_id, platform_id, gpu_id, kind, dtype, n_gpus, nodes, layout, sca
        producers, consumers,
        t_compute_s, null::double as t_memory_s, t_comm_s, null::double as t_step_s,
        bottleneck, mem_per_gpu_gb, mem_capacity_gb, fits,
-       case when not fits then 'needs ' || round(mem_per_gpu_gb, 1) || ' GB per GPU, has '
+       case when not batch_fits then consumers || ' drafters need a global batch of ' || consumers
+                                     || ' sequences or more; the job trains on ' || global_batch_seqs::bigint
+            when not fits then 'needs ' || round(mem_per_gpu_gb, 1) || ' GB per GPU, has '
                                || round(mem_capacity_gb, 1) end as refusal,
        tokens_per_s, total_tokens, coalesce(token_unit, 'tokens') as token_unit, kw_per_gpu
 from topology_role
