@@ -2,8 +2,9 @@
 refusal of a measurement the hardware cannot make: the toy catalog, numbers worked by hand.
 
 Rates (test_role_layouts.py): the toy 3+1 makes min(3 x 10,000, 50,000) = 30,000 tokens/s,
-so a measured 30,000 calibrates nothing away (factor 1); 4 GPUs shared make 33,333.3. The
-job is 1e9 tokens: 1e9 / 30,000 / 3600 = 9.2593 h for the baseline, 8.3333 h shared.
+so a measured 30,000 calibrates nothing away (factor 1); 4 GPUs shared make 33,244 (their four
+drafters all-reduce the gradients over PCIe each step). The job is 1e9 tokens:
+1e9 / 30,000 / 3600 = 9.2593 h for the baseline, 8.3556 h shared.
 Quotes: a 4-GPU toy instance at 8 USD/h on demand and 2 USD/h spot; a 1-GPU small toy at
 0.50 USD/h on demand.
 """
@@ -12,7 +13,7 @@ import dataclasses
 
 import pytest
 
-from tests.warehouse.toy_roles import RUN_DATE, add_quote, role_catalog
+from tests.warehouse.toy_roles import RUN_DATE, add_quote, role_catalog, synced_drafter_rate
 from warehouse.loading.load import RunContext
 from warehouse.loading.reference_load import load_reference
 from warehouse.questions.whatif_checks import check_measurement
@@ -20,7 +21,7 @@ from warehouse.questions.whatif_compare import answer
 from warehouse.questions.whatif_inputs import SideSpec, WhatIfError
 
 BASE_H = 1e9 / 30_000 / 3600
-SHARED_H = 1e9 / (4 / (1 / 10_000 + 1 / 50_000)) / 3600
+SHARED_H = 1e9 / (1 / (1 / 40_000 + 1 / synced_drafter_rate(4, 50_000, 2e9, 32, 1000, 1000))) / 3600
 PAIR_H = 1e9 / 20_000 / 3600  # 2 toys + 1 small toy: the targets' 20,000 set the pace
 # owned for 2 years at 50% utilisation, PUE 1, 0.10 USD/kWh, no colocation:
 # (capex / (2 x 8760) + kW x 0.10) / 0.5 per system-hour
@@ -92,9 +93,13 @@ def test_drafters_on_another_gpu_type_price_each_part(toy):
 def test_a_given_price_is_labelled_and_used_on_every_basis(toy):
     _, result = toy
     nodes = result.comparisons[2]
-    # 8 GPUs over 4 nodes, shared: 8 x 8,333.3 = 66,667 tokens/s; 8 x 1.50 USD/h
+    # 8 GPUs over 4 nodes, shared: targets 80,000 tokens/s; the eight drafters all-reduce over the
+    # 1 GB/s network, 2 x 7/8 x 2 GB = 3.5 s per step of 1e6 tokens (2.5 s of training):
+    # 1 / (1/80,000 + 1/167,038) = 54,093 tokens/s; 8 x 1.50 USD/h
     assert nodes.candidate.layout.startswith("8 shared")
-    assert nodes.candidate.tokens_per_s == pytest.approx(8 / (1 / 10_000 + 1 / 50_000))
+    drafters = synced_drafter_rate(8, 50_000, 2e9, 1, 1000, 1000)
+    assert drafters == pytest.approx(1e6 / (2.5 + 3.5 - 1 / 75))
+    assert nodes.candidate.tokens_per_s == pytest.approx(1 / (1 / 80_000 + 1 / drafters))
     point = nodes.candidate.prices["owned"]
     hours = 1e9 / nodes.candidate.tokens_per_s / 3600
     assert (point.source, point.usd_total) == ("given", pytest.approx(12.0 * hours))
