@@ -23,6 +23,7 @@ MOVED_TO = {
     "a2a_latency_s": 1e-3,  # the toy's links have no latency
     "a2a_network_latency_s": 1e-3,
     "poisson_z": 2.33,  # the toy has no arrival noise
+    "prefill_chunk_tokens": 100.0,  # the toy's 1000-token prompts fit one step: split them in ten
     "consumer": 0.2,  # the toy's drafters keep up with the targets: slow them until they cannot
     "disagg_prefill_utilization": 10.0,  # prompts nearly free apart: the disaggregated fleet wins
     "max_fleet_gpus": 1.0,  # the toy's fleets are a few GPUs: one is too few for any demand

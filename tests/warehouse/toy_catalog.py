@@ -185,6 +185,7 @@ TOY = {
             "failed_work_overhead": 0.0,
             "memory_headroom": 0.92,
             "poisson_z": 0.0,  # no arrival noise: the batch the limits allow is the batch served
+            "prefill_chunk_tokens": 8192,
             "moe_imbalance": 1.0,
             "a2a_latency_s": 0.0,
             "a2a_network_latency_s": 0.0,

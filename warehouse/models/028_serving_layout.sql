@@ -211,9 +211,13 @@ select
               * imbalance / (a2a_gbs * 1e9)
          else 0 end as t_a2a_s_per_seq,
     case when family = 'ep' then moe_layers * a2a_latency_s else 0 end as t_a2a_s_fixed,
-    -- with continuous batching each step also carries the prefill of arriving requests;
-    -- disaggregated, the prompts run elsewhere (t_kv_transfer_s)
-    case when disagg then 0
-         else (seqs_per_gpu_seq * t_prefill_share_s + t_prefill_comm_s) / (output_len / accept_len) end
-        as t_prefill_load_s_per_seq
-from deployed;
+    -- with continuous batching each step also carries the prefill of arriving requests: each
+    -- prompt adds t_prefill_one_s to the steps of the GPUs that serve it, and a batch turns
+    -- over once every output_len / accept_len steps; disaggregated, the prompts run elsewhere
+    -- (t_kv_transfer_s)
+    t_prefill_one_s / (output_len / accept_len) as t_prefill_load_s_per_seq
+from (select
+          *,
+          case when disagg then 0 else seqs_per_gpu_seq * t_prefill_share_s + t_prefill_comm_s end
+              as t_prefill_one_s
+      from deployed);

@@ -62,8 +62,65 @@ decoded as (
         *,
         greatest(t_dense_compute_s, t_dense_memory_s) + greatest(t_expert_compute_s, t_expert_memory_s)
             + greatest(t_attn_compute_s, t_attn_exp_s, t_attn_memory_s) + t_draft_s + t_tp_pp_comm_s + t_a2a_s
-            as t_decode_s
+            as t_decode_s,
+        -- Server and Interactive arrivals are Poisson: to keep the 99th percentile of requests in
+        -- flight within b, the mean must stay below it (requests in flight are Poisson with mean
+        -- m: m + z sqrt(m) = b, modeling notes §3); the share of b a replica sustains
+        case when scenario = 'Offline' then 1.0
+             else pow((sqrt(pow(assume('poisson_z'), 2) + 4.0 * b) - assume('poisson_z')) / 2.0, 2) / b end
+            as occupancy
     from stepped
+),
+arriving as (
+    -- prompts arriving per step at one scheduler (a tp replica, or an ep GPU's own sequences):
+    -- its mean in flight turns over once every output_len / accept_len steps (Little's law)
+    select
+        *,
+        occupancy * b_gpu * accept_len / output_len as arrivals_per_step,
+        -- a step carries at most prefill_chunk_tokens of prompt (chunked prefill)
+        assume('prefill_chunk_tokens') / input_len as chunk_prompts,
+        -- a prompt holds its scheduler for its prefill and the decoding of the steps its chunks
+        -- ride in; disaggregated, prompts queue on prefill GPUs of their own
+        case when disagg then 0
+             else t_prefill_one_s + input_len / assume('prefill_chunk_tokens') * t_decode_s end
+            as t_prompt_service_s,
+        -- E[1/n] over requests of n steps, for lengths (1 - cv) mean + cv mean Exp(1) of at least
+        -- one step (docs/model.md: latency at the 99th percentile)
+        case when coalesce(output_len_cv, 0) > 0
+             then ln(1.0 + output_len_cv * output_len / accept_len
+                           / greatest(1.0, (1.0 - output_len_cv) * output_len / accept_len))
+                  / (output_len_cv * output_len / accept_len)
+             else accept_len / output_len end as inverse_steps
+    from decoded
+),
+queued as (
+    select
+        *,
+        -- TPOT is a request's mean step (MLPerf loadgen), so the prompts interrupting it are
+        -- Poisson over its own steps: z standard deviations above the mean, variance
+        -- arrivals x E[1/n], at most a chunk per step and never below the step at b
+        greatest(t_decode_s + t_prefill_load_s,
+                 t_decode_s + least(arrivals_per_step
+                                    + assume('poisson_z') * sqrt(arrivals_per_step * inverse_steps),
+                                    chunk_prompts) * t_prefill_one_s) as t_step_p99_s,
+        -- the load of the prompt queue: arrivals per second times each prompt's service time
+        arrivals_per_step * t_prompt_service_s / (t_decode_s + arrivals_per_step * t_prefill_one_s) as prefill_rho
+    from arriving
+),
+waited as (
+    -- a prompt's wait behind those queued before it (M/D/1), z standard deviations above its
+    -- mean: mean rho D / 2(1 - rho) (Pollaczek-Khinchine), second moment
+    -- 2 E[W]^2 + rho D^2 / 3(1 - rho) (Takacs); no finite wait once rho reaches 1
+    select
+        *,
+        case when prefill_rho = 0 then 0.0
+             when prefill_rho < 1
+             then prefill_rho * t_prompt_service_s / (2.0 * (1.0 - prefill_rho))
+                  + assume('poisson_z')
+                    * sqrt(pow(prefill_rho * t_prompt_service_s / (2.0 * (1.0 - prefill_rho)), 2)
+                           + prefill_rho * pow(t_prompt_service_s, 2) / (3.0 * (1.0 - prefill_rho)))
+             else 'infinity'::double end as t_queue_p99_s
+    from queued
 )
 select
     workload_id, platform_id, gpu_id, dtype, run_dtype, family, tp, pp, ep, b, b_gpu, replica_gpus, replicas, n_gpus,
@@ -78,14 +135,17 @@ select
     t_dense_memory_s + t_expert_memory_s + t_attn_memory_s as t_memory_s,
     t_tp_pp_comm_s + t_a2a_s as t_comm_s,
     t_decode_s, t_prefill_load_s, t_prefill_s,
+    -- the limits are 99th percentiles over requests (MLPerf loadgen); an Offline run has no
+    -- arrivals to queue, so its latencies are the mean step and the prompt's own prefill
+    case when scenario = 'Offline' then t_decode_s + t_prefill_load_s else t_step_p99_s end as t_step_p99_s,
+    -- first token: the step running when the prompt arrives, the wait for a prefill slot, its
+    -- prefill and the decoding of the steps its chunks ride in
+    case when scenario = 'Offline' then t_prefill_s + t_decode_s
+         else t_step_p99_s + t_queue_p99_s + t_prefill_s
+              + ceil(input_len / assume('prefill_chunk_tokens')) * t_decode_s end as t_ttft_p99_s,
     weights_gb + kv_gb as mem_per_gpu_gb,
     weights_gb + kv_gb <= memory_usable_gb * assume('memory_headroom') as fits_memory,
-    -- Server and Interactive arrivals are Poisson: to keep the 99th percentile of requests in
-    -- flight within b, the mean must stay below it (requests in flight are Poisson with mean
-    -- m: m + z sqrt(m) = b, modeling notes §3); the share of b a replica sustains
-    case when scenario = 'Offline' then 1.0
-         else pow((sqrt(pow(assume('poisson_z'), 2) + 4.0 * b) - assume('poisson_z')) / 2.0, 2) / b end
-        as occupancy,
+    occupancy,
     case greatest(t_dense_compute_s, t_dense_memory_s, t_expert_compute_s, t_expert_memory_s, t_attn_compute_s,
                   t_attn_exp_s, t_attn_memory_s, t_draft_s, t_tp_pp_comm_s, t_a2a_s, t_prefill_load_s)
         when t_dense_memory_s then 'memory bandwidth (weights)'
@@ -102,4 +162,4 @@ select
                                        when tp > scaleup_domain_gpus then 'PCIe communication'
                                        else 'scale-up communication' end)
         else 'compute (prefill)' end as bottleneck
-from decoded;
+from waited;

@@ -12,42 +12,62 @@ create or replace macro serving_choice(pass) as table
 with factored as (
     select
         *,
-        -- calibration scales every step: a slower-than-modelled platform needs a smaller batch
+        -- calibration scales every step: a slower-than-modelled platform needs a smaller batch.
+        -- Throughput runs at the mean step; the limits hold the 99th percentiles (serving_batch)
         (t_decode_s + t_prefill_load_s) / factor as t_step_s,
-        (t_prefill_s + t_decode_s) / factor + t_kv_transfer_s as ttft_s,
+        t_step_p99_s / factor / accept_len as tpot_s,
+        t_ttft_p99_s / factor + t_kv_transfer_s as ttft_s,
         t_prefill_work_s / factor as t_prompt_gpu_s
     from serving_batch(pass)
 ),
 limited as (
     select
         *,
-        t_step_s / accept_len as tpot_s,
         fits_memory
-            and factor >= latency_min_factor(t_decode_s, t_prefill_load_s, t_prefill_s, t_kv_transfer_s,
-                                             accept_len, tpot_ms, ttft_ms) as fits,
+            and factor >= latency_min_factor(t_step_p99_s, t_ttft_p99_s, t_kv_transfer_s, accept_len, tpot_ms, ttft_ms)
+            as fits,
         not fits_memory as over_memory,
         b * accept_len / t_step_s * occupancy as replica_tokens_per_s,
         -- disaggregated: prefill GPU-seconds per output token (each prompt takes t_prompt_gpu_s
         -- of one GPU), at disagg_prefill_utilization so queued prompts still meet TTFT
         -- (DistServe, OSDI 2024, sizes prefill instances for that SLO, not for full load)
         case when disagg then t_prompt_gpu_s / output_len / assume('disagg_prefill_utilization') else 0 end
-            as prefill_gpu_s_per_token
+            as prefill_gpu_s_per_token,
+        -- a run is finite, Offline or Server alike (MLPerf loadgen counts tokens until the last
+        -- request completes): as it drains, the longest of the n still in flight (Offline b,
+        -- Server its mean b x occupancy), about mean x ((1 - cv) + cv (ln n + 0.5772 + 1 / 2n))
+        -- tokens for output spread cv (capped by the benchmark's limit), finishes at the layout's
+        -- fastest pace per token
+        case when output_len_cv > 0 and samples > 0
+             then least(coalesce(max_output_len, 1e12),
+                        output_len * ((1.0 - output_len_cv)
+                                      + output_len_cv * (ln(greatest(1.0, b * occupancy)) + 0.5772
+                                                         + 1.0 / (2.0 * greatest(1.0, b * occupancy)))))
+                  * min(t_step_s / accept_len) over (partition by workload_id, platform_id, dtype, family, tp, pp, ep,
+                                                                  disagg, case_index, band_p90)
+             else 0 end as t_tail_s
     from factored
 ),
 per_layout as (
     -- throughput grows with the batch while memory and latency allow, so the best batch is the
     -- largest that fits, or the smallest of those on a plateau (rates compared to 1e-6 tokens/s,
-    -- below which they differ only by rounding); with none, the smallest, to say why. Only what
-    -- depends on the batch is carried (serving_layout has the rest): arg_min copies its value
-    -- at every better batch, over every batch of every layout (docs/scale.md)
+    -- below which they differ only by rounding), counted after the run's tail, which grows
+    -- with the batch; with none, the smallest, to say why. Only what depends on the batch is
+    -- carried (serving_layout has the rest): arg_min copies its value at every better batch,
+    -- over every batch of every layout (docs/scale.md)
     select
         workload_id, platform_id, dtype, family, tp, pp, ep, disagg, case_index, band_p90,
         arg_min(struct_pack(b, b_gpu, compute_eff, t_compute_s, t_memory_s, t_comm_s, t_step_s, tpot_s, ttft_s,
                             bottleneck, mem_per_gpu_gb, fits, over_memory, replica_tokens_per_s,
-                            prefill_gpu_s_per_token),
-                struct_pack(unfit := not fits, cost := case when fits then -round(replica_tokens_per_s, 6)
-                                                            else mem_per_gpu_gb end, b := b)) as batch_row,
-        min(t_step_s / accept_len) as t_token_alone_s
+                            prefill_gpu_s_per_token, t_tail_s),
+                struct_pack(unfit := not fits,
+                            cost := case when fits
+                                         then -round(replica_tokens_per_s
+                                                     * finite_run_share(scenario, replica_tokens_per_s * replicas,
+                                                                        t_tail_s, samples, output_len,
+                                                                        assume('mlperf_min_duration_s')), 6)
+                                         else mem_per_gpu_gb end,
+                            b := b)) as batch_row
     from limited
     group by workload_id, platform_id, dtype, family, tp, pp, ep, disagg, case_index, band_p90
 ),
@@ -57,18 +77,7 @@ best as (
         c.n_gpus // l.n_gpus as systems,
         p.case_index,
         p.band_p90,
-        unnest(p.batch_row),
-        -- an Offline run is finite: when the queue empties the batch drains and the longest
-        -- outputs finish nearly alone. The longest of b outputs with spread cv runs about
-        -- mean x ((1 - cv) + cv (ln b + 0.5772 + 1 / 2b)) tokens (exponential at cv 1), capped
-        -- by the benchmark's limit, at the step time of the smallest batch
-        case when l.scenario = 'Offline' and l.output_len_cv > 0 and l.samples > 0
-             then least(coalesce(l.max_output_len, 1e12),
-                        l.output_len * ((1.0 - l.output_len_cv)
-                                        + l.output_len_cv * (ln(p.batch_row.b) + 0.5772
-                                                             + 1.0 / (2.0 * p.batch_row.b))))
-                  * p.t_token_alone_s
-             else 0 end as t_tail_s
+        unnest(p.batch_row)
     from per_layout p
     join serving_layout l using (workload_id, platform_id, dtype, family, tp, pp, ep, disagg)
     -- Replicas need no link between them, so k systems full of replicas serve k times one, at
@@ -85,7 +94,7 @@ best as (
        or (c.n_gpus > l.n_gpus and c.n_gpus % l.n_gpus = 0 and l.replica_gpus <= l.gpus_per_node
            and coalesce(l.demand_tokens_per_s, 0) = 0)
 ),
-chosen as (
+chosen as materialized (
     select
         workload_id, platform_id, gpu_id, 'serving' as kind, dtype, family, n_gpus, case_index,
         cast(ceil(n_gpus / gpus_per_node) as integer) as nodes,
@@ -121,16 +130,38 @@ chosen as (
              when not fits then 'cannot meet the TTFT/TPOT limits at any batch'
         end as refusal,
         coalesce(token_unit, 'output tokens') as token_unit,
-        -- the run lasts as long as its samples take, and at least the minimum duration
-        -- (MLPerf LoadGen: 600 s), so the tail costs tail / (run + tail) of the throughput
-        replica_tokens_per_s * replicas * case when t_tail_s > 0
-            then greatest(assume('mlperf_min_duration_s'), samples * output_len / (replica_tokens_per_s * replicas))
-                 / (greatest(assume('mlperf_min_duration_s'), samples * output_len / (replica_tokens_per_s * replicas))
-                    + t_tail_s)
-            else 1.0 end as tokens_per_s,
+        -- the tail costs tail / (run + tail) of the throughput (finite_run_share)
+        replica_tokens_per_s * replicas
+            * finite_run_share(scenario, replica_tokens_per_s * replicas, t_tail_s, samples, output_len,
+                               assume('mlperf_min_duration_s')) as tokens_per_s,
         total_tokens,
         node_power_kw / gpus_per_node as kw_per_gpu
     from (select *, case when disagg then ', prefill disaggregated' else '' end as disagg_note from best)
+),
+offline_bound as (
+    -- a Server or Interactive run of a layout serves no more than the same layout given every
+    -- request at once, the Offline run of its benchmark (model, prompt and output lengths,
+    -- drafter): under one factor the physics keeps it so, and this keeps the estimates so where
+    -- the scenarios are calibrated apart. A case of `gpucalc predict` keeps its own factor's
+    -- rate, as the backtest predicts it
+    select c.* replace (least(c.tokens_per_s, coalesce(o.tokens_per_s, c.tokens_per_s)) as tokens_per_s)
+    from chosen c
+    left join (
+        select v.workload_id, o.platform_id, o.dtype, o.family, o.tp, o.pp, o.ep, o.disagg, o.n_gpus,
+               min(o.tokens_per_s) as tokens_per_s
+        from chosen o
+        join workload_spec w on w.workload_id = o.workload_id and w.scenario = 'Offline'
+        join workload_spec v
+          on v.model_id = w.model_id and v.scenario <> 'Offline' and v.input_len = w.input_len
+         and v.output_len = w.output_len
+         and coalesce(v.output_len_cv, 0) = coalesce(w.output_len_cv, 0)
+         and coalesce(v.spec_draft_len, 0) = coalesce(w.spec_draft_len, 0)
+         and coalesce(v.spec_accept_len, 1) = coalesce(w.spec_accept_len, 1)
+        where o.case_index is null and o.fits
+        group by all
+    ) o on c.case_index is null
+       and (o.workload_id, o.platform_id, o.dtype, o.family, o.tp, o.pp, o.ep, o.disagg, o.n_gpus)
+           = (c.workload_id, c.platform_id, c.dtype, c.family, c.tp, c.pp, c.ep, c.disagg, c.n_gpus)
 ),
 fleet as (
     -- a job with a demand runs whole replicas for its decode rate, and whole replicas of
@@ -143,7 +174,7 @@ fleet as (
         case when demand_tokens_per_s > 0
              then ceil(demand_tokens_per_s * prefill_gpu_s_per_token / replica_gpus) * replica_gpus
         end as prefill_gpus_needed
-    from chosen c
+    from offline_bound c
 ),
 bounded as (
     -- (NaN compares above every number in DuckDB, so a NaN fleet is over the limit too)

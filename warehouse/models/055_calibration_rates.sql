@@ -9,8 +9,8 @@
 create or replace table calibration_rates as
 select
     p.source, p.source_ref, p.source_row, p.measured_per_gpu,
-    latency_min_factor(s.t_decode_s, s.t_prefill_load_s, s.t_prefill_s, s.t_kv_transfer_s, s.accept_len,
-                       s.tpot_ms, s.ttft_ms) as min_factor,
+    latency_min_factor(s.t_step_p99_s, s.t_ttft_p99_s, s.t_kv_transfer_s, s.accept_len, s.tpot_ms, s.ttft_ms)
+        as min_factor,
     s.b * s.accept_len / (s.t_decode_s + s.t_prefill_load_s) * s.occupancy * s.replicas / s.n_gpus
         as per_gpu_at_1
 from calibration_point p

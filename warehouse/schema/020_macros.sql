@@ -80,18 +80,17 @@ create or replace macro training_bottleneck(t_compute_s, t_memory_s, t_parallel_
 create or replace macro serving_case_fits(n_gpus, scaleup_group, gpu_count, gpus_per_node) as
     n_gpus <= greatest(gpu_count, gpus_per_node) and scaleup_group <= gpu_count;
 
--- The calibration factor from which a serving batch meets its latency limits: its step per
--- accepted token, (t_decode_s + t_prefill_load_s) / factor / accept_len, within TPOT, and its
--- first token, (t_prefill_s + t_decode_s) / factor plus the KV transfer (which calibration does
--- not scale), within TTFT. 0 without limits; infinity where the transfer alone breaks TTFT.
--- serving_choice keeps the batches whose factor reaches it; calibration_rates keeps it per batch.
-create or replace macro latency_min_factor(t_decode_s, t_prefill_load_s, t_prefill_s, t_kv_transfer_s,
-                                           accept_len, tpot_ms, ttft_ms) as
-    greatest(case when tpot_ms is not null
-                  then (t_decode_s + t_prefill_load_s) / accept_len / (tpot_ms / 1000.0) else 0 end,
+-- The calibration factor from which a serving batch meets its latency limits, both 99th
+-- percentiles (serving_batch): its step per accepted token, t_step_p99_s / factor / accept_len,
+-- within TPOT, and its first token, t_ttft_p99_s / factor plus the KV transfer (which
+-- calibration does not scale), within TTFT. Every part of both is a time the factor divides
+-- (the queue's load, arrivals x service time, does not move with it). 0 without limits;
+-- infinity where the transfer alone breaks TTFT. serving_choice keeps the batches whose factor
+-- reaches it; calibration_rates keeps it per batch.
+create or replace macro latency_min_factor(t_step_p99_s, t_ttft_p99_s, t_kv_transfer_s, accept_len, tpot_ms, ttft_ms) as
+    greatest(case when tpot_ms is not null then t_step_p99_s / accept_len / (tpot_ms / 1000.0) else 0 end,
              case when ttft_ms is null then 0
-                  when ttft_ms / 1000.0 > t_kv_transfer_s
-                  then (t_prefill_s + t_decode_s) / (ttft_ms / 1000.0 - t_kv_transfer_s)
+                  when ttft_ms / 1000.0 > t_kv_transfer_s then t_ttft_p99_s / (ttft_ms / 1000.0 - t_kv_transfer_s)
                   else 'infinity'::double end);
 
 -- How a measured or requested case ranks the layouts that can stand for it, after those that
@@ -133,6 +132,19 @@ create or replace macro usd_per_mtok(usd_per_hour, tokens_per_s) as
 
 -- A modelling or cost assumption by name (sources/data/assumptions.csv).
 create or replace macro assume(key) as (select value from assumption where name = key);
+
+-- The share of a finite serving run's throughput its drain leaves (serving_choice): the run
+-- lasts at least min_duration_s (MLPerf loadgen: 600 s of issued queries, Offline or Server),
+-- an Offline run at least as long as its samples take, and then pays its tail (t_tail_s: the
+-- longest requests finishing alone): run / (run + tail).
+create or replace macro finite_run_share(scenario, tokens_per_s, t_tail_s, samples, output_len, min_duration_s) as
+    case when t_tail_s > 0
+         then greatest(min_duration_s,
+                       case when scenario = 'Offline' then samples * output_len / tokens_per_s else 0 end)
+              / (greatest(min_duration_s,
+                          case when scenario = 'Offline' then samples * output_len / tokens_per_s else 0 end)
+                 + t_tail_s)
+         else 1.0 end;
 
 -- What a workload is for: a job to run ('job'), or a benchmark definition ('benchmark') the
 -- decisions leave out; a catalog row that says neither is a job.
