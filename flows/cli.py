@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from flows import console
-from flows.cli_app import EXIT, DataDir, Warehouse, app, parse_date, workspace_for
+from flows import console, interrupt, progress
+from flows.cli_app import EXIT, DataDir, Quiet, Warehouse, app, parse_date, workspace_for
 
 MAX_TIMEOUT_S = 7 * 24 * 3600  # `sql --timeout`: a week; far beyond it a timer cannot wait (threading.TIMEOUT_MAX)
 
@@ -24,11 +24,13 @@ def run(
         str | None, typer.Option("--sources", help="Comma-separated live sources to fetch (default: all).")
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="Show Prefect's progress lines too.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Run the nightly flow once: ingest, validate, recompute estimates, publish the report.
 
     Exit codes: 0 success, 3 partial (some live sources failed), 1 failed (the run failed,
-    or every live source failed), 4 refused (another run held the warehouse too long).
+    or every live source failed), 4 refused (another run held the warehouse too long),
+    130 interrupted (Ctrl-C: the warehouse and report stay as the last finished run left them).
     """
     from sources.kit.registry import UnknownSource, pick_live
     from warehouse.store.write_session import WarehouseBusy
@@ -48,12 +50,13 @@ def run(
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
     from flows.prefect_api import PrefectUnreachable, prefect_api
 
+    interrupt.explain(interrupt.WRITER)
     try:
-        with prefect_api("flows.nightly"), console.progress("starting Prefect's API"):
+        with progress.shown("starting Prefect's API", quiet), prefect_api("flows.nightly"):
             from flows.nightly import nightly
 
-            if not verbose:
-                console.terse_prefect_errors()
+            console.terse_prefect_errors(verbose)
+            progress.stage("running the nightly flow")
             state = nightly(run_date=day, offline=offline, data_dir=data_dir, sources=picked,
                             warehouse=_as_flow_parameter(workspace.warehouse), return_state=True)
             # A failed night is a Failed flow run that still carries its summary; an error the flow
@@ -70,6 +73,8 @@ def run(
     except Exception as exc:  # one sentence and a hint; the traceback only with --verbose
         console.fail(exc, "the run's log file under <data>/logs/ has the detail; --verbose shows the traceback",
                      verbose)
+    if interrupt.happened():  # Prefect may have let the run finish: Ctrl-C still ends it as one
+        raise typer.Exit(interrupt.CODE)
     if result.get("prices"):
         typer.echo(result["prices"])
     typer.echo(f"{result['status']}: report {result['report']} (log {result['log']})")
@@ -143,13 +148,16 @@ def sql(
             ROW_WRITERS[fmt](relation)
     except KeyboardInterrupt as exc:
         con.interrupt()
-        typer.echo("interrupted", err=True)
+        interrupt.say()
         raise typer.Exit(EXIT["interrupted"]) from exc
     except (duckdb.InterruptException, RuntimeError) as exc:
         if isinstance(exc, RuntimeError) and "interrupt" not in str(exc).lower():
             raise
         fired = timer.finished.is_set()  # set once the timer ran (it is cancelled only below)
-        typer.echo(f"query stopped after {timeout:g} s (--timeout)" if fired else "interrupted", err=True)
+        if fired:
+            typer.echo(f"query stopped after {timeout:g} s (--timeout)", err=True)
+        else:
+            interrupt.say()
         raise typer.Exit(EXIT["interrupted"]) from exc
     except duckdb.Error as exc:
         typer.echo(f"SQL error: {exc}", err=True)
@@ -218,11 +226,15 @@ def main() -> None:
 
     Unloading what a command imported (Prefect, Great Expectations, Polars, DuckDB) is slow
     (docs/scale.md) and does nothing the command needs: its connections and files are closed
-    and its Prefect server stopped by then; the logs are flushed here.
+    and its Prefect server stopped by then; the logs are flushed here. A command Ctrl-C
+    stopped ends with exit 130 and its one line, however it came out, and flushes nothing more:
+    Prefect's log handler would wait seconds to send events to the server it no longer has
+    (flows/interrupt.py).
     """
     import logging
     import sys
 
+    interrupt.install()
     try:
         app()
         code = 0
@@ -231,7 +243,13 @@ def main() -> None:
     if isinstance(code, str):  # what sys.exit("message") would print
         print(code, file=sys.stderr)
         code = 1
+    if interrupt.happened():
+        interrupt.end_now()
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code or 0)
+
+
+if __name__ == "__main__":  # `python -m flows.cli`, as the console command would
+    main()

@@ -18,10 +18,11 @@ if TYPE_CHECKING:
 # No phoning home: this runs on machines whose only network is the package registries.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("DO_NOT_TRACK", "1")  # Prefect's client telemetry, and its first-run notice on stderr
 
 class _App(typer.Typer):
     """Typer whose every command turns a warehouse file it cannot read, a warehouse setting it
-    cannot use, or a full disk, into one sentence.
+    cannot use, or a full disk, into one sentence, and an error Ctrl-C caused into its exit.
 
     Every command opens and writes files somewhere else (the read-only door, a private copy, a
     write session, raw/); a damaged warehouse, an unusable setting (GPUCALC_THREADS, a catalog
@@ -34,27 +35,37 @@ class _App(typer.Typer):
         def decorator(function):
             @functools.wraps(function)
             def guarded(*call_args, **call_kwargs):
-                from flows.console import disk_full
-                from warehouse.store.location import BadWarehouse, UnreadableWarehouse
-
                 try:
                     return function(*call_args, **call_kwargs)
-                except UnreadableWarehouse as exc:
-                    typer.echo(f"error: {exc}", err=True)
-                    raise typer.Exit(EXIT["failed"]) from exc
-                except BadWarehouse as exc:
-                    typer.echo(f"error: {exc}", err=True)
-                    raise typer.Exit(EXIT["usage"]) from exc
+                except typer.Exit:
+                    raise
                 except Exception as exc:
-                    if (sentence := disk_full(exc)) is None:
+                    if (code := _said_in_one_sentence(exc)) is None:
                         raise
-                    typer.echo(f"error: {sentence}", err=True)
-                    raise typer.Exit(EXIT["failed"]) from exc
+                    raise typer.Exit(code) from exc
 
             register(guarded)
             return function
 
         return decorator
+
+
+def _said_in_one_sentence(exc: Exception) -> int | None:
+    """The exit code of an error said here in one sentence (or, after Ctrl-C, left to the
+    interrupt's line: DuckDB's "Query interrupted", say), or None for one to raise as it is."""
+    from flows import interrupt
+    from flows.console import disk_full
+    from warehouse.store.location import BadWarehouse, UnreadableWarehouse
+
+    if interrupt.happened():
+        return interrupt.CODE
+    if isinstance(exc, UnreadableWarehouse | BadWarehouse):
+        typer.echo(f"error: {exc}", err=True)
+        return EXIT["failed"] if isinstance(exc, UnreadableWarehouse) else EXIT["usage"]
+    if (sentence := disk_full(exc)) is None:
+        return None
+    typer.echo(f"error: {sentence}", err=True)
+    return EXIT["failed"]
 
 
 app = _App(no_args_is_help=True, add_completion=False)
@@ -111,6 +122,8 @@ Utilization = Annotated[float | None, typer.Option(help="Owned: share of hours d
 Pue = Annotated[float | None, typer.Option(help="Owned: power usage effectiveness, at least 1.")]
 UsdPerKwh = Annotated[float | None, typer.Option("--usd-per-kwh", help="Owned: electricity, USD/kWh.")]
 Colo = Annotated[float | None, typer.Option("--colo-usd-per-kw-month", help="Owned: colocation, USD per kW-month.")]
+# progress lines show on a terminal only (flows/progress.py); this hides them there too
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr (shown on a terminal only).")]
 
 
 def parse_date(value: str | None, *, not_after_today: bool = True) -> date | None:
@@ -139,6 +152,9 @@ def parse_date(value: str | None, *, not_after_today: bool = True) -> date | Non
 def echo_wait(holder) -> None:
     """What a writer prints while another gpucalc process holds the warehouse."""
     typer.echo(f"waiting for {holder.describe()} to finish writing the warehouse ...", err=True)
+
+
+COPYING = "copying the warehouse's inputs"  # the stage line while `private_copy` works (seconds)
 
 
 def private_copy(workspace: Workspace):

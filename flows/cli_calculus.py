@@ -7,11 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from flows import progress
 from flows.cli_app import (
+    COPYING,
     EXIT,
     Colo,
     DataDir,
     Pue,
+    Quiet,
     UsdPerKwh,
     Utilization,
     Warehouse,
@@ -65,6 +68,7 @@ def whatif(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the answer as JSON, every price with its basis.")
     ] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Compare a measured baseline with candidate platforms: time, cost per price basis, bottleneck, range.
 
@@ -95,20 +99,23 @@ def whatif(
         pricing_bases(pricing)
         ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)
-        result = answer(
-            private_copy(workspace_for(data_dir, warehouse)),
-            workload,
-            base_side,
-            candidate_sides,
-            measured_tokens_per_s=measured,
-            measured_days=measured_days,
-            units_per_token=units_per_token,
-            candidate_price=candidate_price,
-            dtype=dtype,
-            pricing=pricing,
-            ownership=ownership,
-            run_date=today(),
-        )
+        with progress.shown(COPYING, quiet):
+            con = private_copy(workspace_for(data_dir, warehouse))
+            progress.stage("estimating the baseline and every candidate")
+            result = answer(
+                con,
+                workload,
+                base_side,
+                candidate_sides,
+                measured_tokens_per_s=measured,
+                measured_days=measured_days,
+                units_per_token=units_per_token,
+                candidate_price=candidate_price,
+                dtype=dtype,
+                pricing=pricing,
+                ownership=ownership,
+                run_date=today(),
+            )
     except WhatIfError as exc:
         typer.echo(f"whatif: {exc}", err=True)
         raise typer.Exit(2) from exc
@@ -130,6 +137,7 @@ def predict(
     ] = False,
     data_dir: DataDir = None,
     warehouse: Warehouse = None,
+    quiet: Quiet = False,
 ) -> None:
     """Predict benchmark results for every row of a CSV; rows it cannot model say why."""
     import polars as pl
@@ -148,7 +156,10 @@ def predict(
     workspace = workspace_for(data_dir, warehouse)
     if (why_not := _unwritable_out(out, workspace)) is not None:
         _refuse(why_not, "usage")
-    result = run_predict(private_copy(workspace), table, today(), holdout=holdout)
+    with progress.shown(COPYING, quiet):
+        con = private_copy(workspace)
+        progress.stage(f"predicting {table.height} cases" + (", one recompute per accelerator" if holdout else ""))
+        result = run_predict(con, table, today(), holdout=holdout)
     result.write_csv(out)
     supported = result["predicted_tokens_per_s"].is_not_null().sum()
     typer.echo(f"{result.height} rows, {supported} predicted, {result.height - supported} with a reason -> {out}")
@@ -191,6 +202,7 @@ def backtest(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the figures as JSON (errors as fractions).")
     ] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Leave-one-accelerator-out over the benchmark results: error per workload kind and GPU,
     beside a naive baseline, with the stated bands' coverage per class."""
@@ -201,7 +213,10 @@ def backtest(
     from warehouse.questions.backtest_figures import figures
     from warehouse.questions.backtest_text import render_figures
 
-    con = private_copy(workspace_for(data_dir, warehouse))
-    rebuild_estimates(con, "backtest", today())
-    found = figures(con)
+    with progress.shown(COPYING, quiet):
+        con = private_copy(workspace_for(data_dir, warehouse))
+        progress.stage("rebuilding estimates and the leave-one-accelerator-out backtest")
+        rebuild_estimates(con, "backtest", today())
+        progress.stage("summing up the errors")
+        found = figures(con)
     typer.echo(json.dumps(found, indent=1, default=str) if as_json else render_figures(found))

@@ -7,11 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from flows import progress
 from flows.cli_app import (
+    COPYING,
     EXIT,
     Colo,
     DataDir,
     Pue,
+    Quiet,
     UsdPerKwh,
     Utilization,
     Warehouse,
@@ -91,6 +94,7 @@ def compare(
     data_dir: DataDir = None,
     warehouse: Warehouse = None,
     as_json: AsJson = False,
+    quiet: Quiet = False,
 ) -> None:
     """Rent on-demand, rent spot, rent reserved, buy or the managed API for one job: time and cost, or
     dollars per million tokens for serving, each on its own price basis, with when buying pays.
@@ -109,11 +113,14 @@ def compare(
         ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)
         workspace = workspace_for(data_dir, warehouse)
-        if ownership:
-            con = _private_copy(workspace, ownership)
-            decide.rebuild(con, today())
-        else:
-            con = _reader_or_bundled(workspace)
+        with progress.shown("opening the warehouse", quiet):
+            if ownership:
+                progress.stage(COPYING)
+                con = _private_copy(workspace, ownership)
+                progress.stage("rebuilding estimates with your ownership terms")
+                decide.rebuild(con, today())
+            else:
+                con = _reader_or_bundled(workspace)
         _answer(con, workload, pricing, platforms, as_json)
     except (decide.DecideError, WhatIfError) as exc:
         _fail("compare", exc)
@@ -144,7 +151,9 @@ def _reader_or_bundled(workspace: Workspace):
                  else "the bundled catalog (a newer gpucalc)")
         typer.echo(f"{which} changed since the warehouse loaded it: answering from a private copy that has it; "
                    "the next `gpucalc run` publishes it", err=True)
+    progress.stage(COPYING)
     con = private_copy(workspace)
+    progress.stage("rebuilding estimates")
     decide.rebuild(con, today())
     return con
 
@@ -175,6 +184,7 @@ def serve(
     data_dir: DataDir = None,
     warehouse: Warehouse = None,
     as_json: AsJson = False,
+    quiet: Quiet = False,
 ) -> None:
     """The cheapest fleet that serves your demand within your latency SLA, per price basis, in dollars per
     million output tokens, with the managed API beside it.
@@ -195,9 +205,11 @@ def serve(
         job.check()
         ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)
-        con = _private_copy(workspace_for(data_dir, warehouse), ownership)
-        workload_id = decide.add_demand(con, job)
-        decide.rebuild(con, today())
+        with progress.shown(COPYING, quiet):
+            con = _private_copy(workspace_for(data_dir, warehouse), ownership)
+            workload_id = decide.add_demand(con, job)
+            progress.stage("rebuilding estimates with your demand")
+            decide.rebuild(con, today())
         _answer(con, workload_id, pricing, platforms, as_json)
     except (decide.DecideError, WhatIfError) as exc:
         _fail("serve", exc)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli_app import DataDir, Warehouse, a_folder, app, parse_date, workspace_for
+from flows.cli_app import DataDir, Quiet, Warehouse, a_folder, app, parse_date, workspace_for
 
 Verbose = Annotated[bool, typer.Option("--verbose", help="Show the traceback of an error.")]
 
@@ -18,20 +18,22 @@ def report(
     data_dir: DataDir = None,
     warehouse: Warehouse = None,
     verbose: Verbose = False,
+    quiet: Quiet = False,
 ) -> None:
     """Rebuild a night's report (pages, charts, HTML) and the history, as the night wrote them.
 
     Reads only what the night kept (its snapshot in the warehouse), so a past night comes out
     byte for byte as published, whatever ran since.
     """
-    from flows import console
+    from flows import console, interrupt, progress
     from reports.render import NoNight, write_report
 
     when = parse_date(day, not_after_today=False)
+    interrupt.explain(interrupt.WRITER)
     try:
-        with console.progress("report: opening the warehouse"):
+        with progress.shown("report: opening the warehouse", quiet):
             workspace = workspace_for(data_dir, warehouse)
-            published = write_report(workspace.warehouse, workspace.reports_dir, when, on_step=console.step)
+            published = write_report(workspace.warehouse, workspace.reports_dir, when, on_step=progress.stage)
     except FileNotFoundError as exc:  # no warehouse written yet
         console.fail(exc, "run `gpucalc run --offline` (or point --data-dir at a data directory)", verbose, 2)
     except NoNight as exc:
@@ -50,9 +52,10 @@ def export(
     data_dir: DataDir = None,
     warehouse: Warehouse = None,
     verbose: Verbose = False,
+    quiet: Quiet = False,
 ) -> None:
     """Write the estimate, price and benchmark tables as Parquet or CSV files, one per table."""
-    from flows import console
+    from flows import console, progress
     from reports.export import FORMATS
     from reports.export import export as export_tables
     from warehouse.store.protected_paths import kept_state_reason
@@ -71,7 +74,7 @@ def export(
     except FileNotFoundError as exc:  # no warehouse written yet
         console.fail(exc, "run `gpucalc run --offline` (or point --data-dir at a data directory)", verbose, 2)
     try:
-        with console.progress("export: writing tables"):
+        with progress.shown("export: writing tables", quiet):
             written = export_tables(con, target, fmt)
     except OSError as exc:
         console.fail(exc, f"check that {target} can be written", verbose)

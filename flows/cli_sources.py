@@ -7,14 +7,18 @@ writer routine, so a file loads exactly as the live fetch of it would.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flows.cli_app import EXIT, DataDir, Warehouse, app, echo_wait, parse_date, workspace_for
+from flows import interrupt, progress
+from flows.cli_app import EXIT, DataDir, Quiet, Warehouse, app, echo_wait, parse_date, workspace_for
 from sources.kit import clock
+
+if TYPE_CHECKING:
+    from warehouse.questions.freshness import Night
 
 Day = Annotated[str | None, typer.Option("--date", help="Observation date, UTC (YYYY-MM-DD; default today).")]
 
@@ -29,6 +33,7 @@ def ingest(
     day: Day = None,
     data_dir: DataDir = None,
     warehouse: Warehouse = None,
+    quiet: Quiet = False,
 ) -> None:
     """Parse a local copy of a source's payload, keep it under raw/, load it as observed on --date."""
     from sources.kit.raw_store import UnsafeName
@@ -38,7 +43,9 @@ def ingest(
     when = parse_date(day) or clock.today()
     workspace = workspace_for(data_dir, warehouse)
     try:
-        outcome = _refused_if_busy(lambda: ingest_file(source, file, provider, when, workspace, echo_wait))
+        outcome = _refused_if_busy(
+            lambda: ingest_file(source, file, provider, when, workspace, echo_wait, progress.stage),
+            f"reading {file}", quiet)
     except (UnknownSource, NothingToDo, UnsafeName) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(EXIT["usage"]) from exc
@@ -63,6 +70,7 @@ def replay(
     day: Annotated[str, typer.Option("--date", help="The day to rebuild from data/raw/<source>/<date>/.")],
     data_dir: DataDir = None,
     warehouse: Warehouse = None,
+    quiet: Quiet = False,
 ) -> None:
     """Rebuild a day's observations from the payloads kept under raw/, with no network."""
     from warehouse.loading.backfill import NothingToDo, replay_day
@@ -70,7 +78,8 @@ def replay(
     when = parse_date(day)
     workspace = workspace_for(data_dir, warehouse)
     try:
-        outcome = _refused_if_busy(lambda: replay_day(when, workspace, echo_wait))
+        outcome = _refused_if_busy(lambda: replay_day(when, workspace, echo_wait, progress.stage),
+                                   f"reading the payloads kept for {when.isoformat()}", quiet)
     except NothingToDo as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(EXIT["failed"]) from exc
@@ -84,32 +93,40 @@ def replay(
 
 @app.command("sources")
 def list_sources(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
-    """List every source: kind, key, live or file-only, last fetch and load, staleness."""
+    """Say which prices ranked on the newest night (live, your files, the bundled snapshot and its
+    age), then list every source: kind, key, live or file-only, last fetch and load, staleness."""
     from sources.kit.environment import env
     from sources.kit.registry import ALIASES, all_specs
     from warehouse.loading.observations import STALE_AFTER_DAYS
+    from warehouse.questions.freshness import lines
 
     today = clock.today()
-    seen, note = _overview(workspace_for(data_dir, warehouse).warehouse, today)
+    seen, night, note = _overview(workspace_for(data_dir, warehouse).warehouse, today)
+    fetched = {name: _fetched_said(row["last_fetch"], today) for name, row in seen.items() if row.get("last_fetch")}
+    specs = all_specs()
+    if night is not None:
+        priced = [name for name, spec in specs.items() if spec.kind == "prices"]
+        for line in lines(night, [n for n in priced if specs[n].live], [n for n in priced if not specs[n].live],
+                          fetched):
+            typer.echo(line)
+        typer.echo("")
     aliases = {canonical: alias for alias, canonical in ALIASES.items()}
-    for name, spec in all_specs().items():
+    for name, spec in specs.items():
         row = seen.get(name, {})
         key = "no key" if not spec.key_env else (
             f"key {spec.key_env} ({'set' if env(spec.key_env) else 'NOT set: skipped'})"
         )
         mode = "live" if spec.live else f"file-only (gpucalc ingest {aliases.get(name, name)} --file PATH)"
-        if not spec.live:
-            stale = "n/a"
-        else:
-            stale = "STALE" if row.get("stale", True) else "fresh"
-        fetched = row.get("last_fetch")
         typer.echo(f"{name}  [{spec.kind}] {mode}; {key}")
         typer.echo(f"    {spec.description}")
-        typer.echo(
-            f"    last fetch {fetched.strftime('%Y-%m-%d %H:%M') if fetched else 'never'}; "
-            f"last good load {row.get('last_ok') or 'never'}: {_count(row.get('rows_loaded'))} rows loaded, "
-            f"{_count(row.get('rows_rejected'))} rejected; {stale}"
-        )
+        if not (row.get("last_ok") or row.get("last_fetch")):  # not "STALE": nothing of it was ever there
+            typer.echo("    last fetch never; last good load never" + (NOTHING_IN[spec.kind] if spec.live else ""))
+        else:
+            stale = "n/a" if not spec.live else "STALE" if row.get("stale", True) else "fresh"
+            typer.echo(
+                f"    last fetch {fetched.get(name, 'never')}; last good load {row.get('last_ok') or 'never'}: "
+                f"{_count(row.get('rows_loaded'))} rows loaded, {_count(row.get('rows_rejected'))} rejected; {stale}"
+            )
         if row.get("unknown_gpu_rows"):
             typer.echo(
                 f"    {row['unknown_gpu_rows']} rows ({row['unknown_gpu_share']:.0%}) rejected at that load because "
@@ -118,36 +135,51 @@ def list_sources(data_dir: DataDir = None, warehouse: Warehouse = None) -> None:
             )
         if row.get("last_status") and row["last_status"] != "ok":
             typer.echo(f"    latest attempt {row['last_status']}: {row.get('last_message') or ''}")
-    typer.echo(f"\nstale = no successful load in the last {STALE_AFTER_DAYS} days (as of {today.isoformat()} UTC)")
+    typer.echo(f"\nSTALE source = no successful load in the last {STALE_AFTER_DAYS} days "
+               f"(as of {today.isoformat()} UTC)")
     if note:
         typer.echo(note)
 
 
-def _overview(location: str, today: date) -> tuple[dict[str, dict], str]:
-    """Per-source facts from the warehouse, or nothing (and why) when it cannot be read."""
+# what a live source never fetched adds to the night, by kind
+NOTHING_IN = {"prices": ": none of its quotes rank", "benchmarks": ": none of its results calibrate"}
+
+
+def _fetched_said(moment: datetime, today: date) -> str:
+    """'2026-12-05 02:15 (1 day ago)': a fetch's time and its age in days (UTC)."""
+    age = (today - moment.date()).days
+    ago = "today" if age == 0 else "1 day ago" if age == 1 else f"{age} days ago"
+    return f"{moment.strftime('%Y-%m-%d %H:%M')} ({ago})"
+
+
+def _overview(location: str, today: date) -> tuple[dict[str, dict], Night | None, str]:
+    """Per-source facts and the newest night's prices from the warehouse, or nothing (and why)
+    when it cannot be read."""
     import duckdb
 
     from warehouse.loading.observations import source_overview
+    from warehouse.questions.freshness import ranked_tonight
     from warehouse.store import db
     from warehouse.store.location import BadWarehouse, UnreadableWarehouse, parse
     from warehouse.store.reader import connect_reader
 
     shown = parse(location).shown
     if not db.warehouse_exists(location):
-        return {}, f"no warehouse at {shown} yet: `gpucalc run` or `gpucalc ingest` creates it"
+        return {}, None, f"no warehouse at {shown} yet: `gpucalc run` or `gpucalc ingest` creates it"
     try:
         con = connect_reader(location)
     except UnreadableWarehouse as exc:  # damaged, or held by another program: the sources are still worth listing
-        return {}, f"{exc}; showing sources only"
+        return {}, None, f"{exc}; showing sources only"
     except (duckdb.Error, BadWarehouse) as exc:  # an unreachable lake catalog, say
-        return {}, f"warehouse {shown} could not be read ({exc}); showing sources only"
+        return {}, None, f"warehouse {shown} could not be read ({exc}); showing sources only"
     try:
         frame = source_overview(con, today)
+        night = ranked_tonight(con)
     except duckdb.CatalogException as exc:  # an older warehouse without the status tables
-        return {}, f"warehouse {shown} has no source history yet ({exc})"
+        return {}, None, f"warehouse {shown} has no source history yet ({exc})"
     finally:
         con.close()
-    return {row["source"]: row for row in frame.to_dicts()}, ""
+    return {row["source"]: row for row in frame.to_dicts()}, night, ""
 
 
 def _echo_sources(summary: dict) -> None:
@@ -166,16 +198,17 @@ def _echo_sources(summary: dict) -> None:
         typer.echo(summary["prices"])
 
 
-def _refused_if_busy(action):
-    """Run a writer action; a warehouse another run held for too long, or a folder it may not
-    write, is one sentence, not a trace."""
-    from flows.console import not_writable, progress, unwritable_folder
+def _refused_if_busy(action, first: str, quiet: bool):
+    """Run a writer action, its stages shown on a terminal; a warehouse another run held for too
+    long, or a folder it may not write, is one sentence, not a trace."""
+    from flows.console import not_writable, unwritable_folder
     from warehouse.loading.backfill import CannotWrite
     from warehouse.store.location import BadWarehouse
     from warehouse.store.write_session import WarehouseBusy
 
     try:
-        with progress("parsing, loading and recomputing estimates"):  # a spinner on a terminal
+        interrupt.explain(interrupt.WRITER)
+        with progress.shown(first, quiet):
             return action()
     except WarehouseBusy as exc:
         typer.echo(f"refused: {exc}", err=True)

@@ -1,63 +1,27 @@
-"""What the command line shows on stderr while it works: progress, and errors in one sentence.
+"""What the command line says on stderr when a command fails: one sentence and a hint.
 
-Flows and tasks call `step("...")` at each long step (fetching, loading and recomputing,
-drawing the report); a command that wraps its work in `progress()` shows the latest step
-with a spinner and the time elapsed, on stderr, and only when stderr is a terminal: logs,
-pipes and CI output stay clean. Outside a command (a Prefect worker) `step` does nothing.
+Progress is flows/progress.py; Ctrl-C is flows/interrupt.py.
 """
 
 from __future__ import annotations
 
 import errno
 import logging
-import sys
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
 import typer
 
-_listeners: list[Callable[[str], None]] = []
-_lock = threading.Lock()  # fetch tasks report from worker threads
-
-
-def step(message: str) -> None:
-    """Say what the run is doing now (shown only under `progress()` on a terminal)."""
-    with _lock:
-        listeners = list(_listeners)
-    for listener in listeners:
-        listener(message)
-
-
-@contextmanager
-def progress(first: str) -> Iterator[None]:
-    """Show each `step` on stderr with a spinner while the block runs (terminals only)."""
-    if not sys.stderr.isatty():
-        yield
-        return
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(first, total=None)
-
-        def show(message: str) -> None:
-            bar.update(task, description=message)
-
-        with _lock:
-            _listeners.append(show)
-        try:
-            yield
-        finally:
-            with _lock:
-                _listeners.remove(show)
-
 
 def fail(error: BaseException, hint: str, verbose: bool, code: int = 1) -> NoReturn:
-    """One sentence and a hint on stderr (the traceback too under --verbose), then exit."""
+    """One sentence and a hint on stderr (the traceback too under --verbose), then exit; an error
+    Ctrl-C caused (DuckDB's "Query interrupted") is the interrupt's own exit and line instead."""
+    from flows import interrupt
+
+    if interrupt.happened():
+        raise typer.Exit(interrupt.CODE) from error
     if verbose:
         from rich.console import Console
         from rich.traceback import Traceback
@@ -148,14 +112,19 @@ class _NoTraceback(logging.Filter):
         return True
 
 
-def terse_prefect_errors() -> None:
-    """Prefect's engine logs a failed task's and flow's whole traceback, twice, on the terminal;
-    keep its one line there (the run's log file has the traceback, `--verbose` shows it)."""
+def terse_prefect_errors(verbose: bool = False) -> None:
+    """Prefect's console lines as the command line wants them: none once Ctrl-C was pressed (the
+    interrupt's one line says it), and, but under --verbose, a failed task's and flow's one line
+    without the whole traceback Prefect's engine logs twice (the run's log file has it)."""
     from prefect.logging.configuration import ensure_logging_setup
     from prefect.logging.handlers import PrefectConsoleHandler
 
+    from flows.interrupt import SilentOnceInterrupted
+
     ensure_logging_setup()  # its console handler is on the root logger from then on
+    wanted = (SilentOnceInterrupted,) if verbose else (SilentOnceInterrupted, _NoTraceback)
     for handler in logging.getLogger().handlers:
-        if isinstance(handler, PrefectConsoleHandler) and not any(isinstance(f, _NoTraceback)
-                                                                  for f in handler.filters):
-            handler.addFilter(_NoTraceback())
+        if isinstance(handler, PrefectConsoleHandler):
+            for kind in wanted:
+                if not any(isinstance(f, kind) for f in handler.filters):
+                    handler.addFilter(kind())

@@ -9,7 +9,7 @@ from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.states import Failed
 
-from flows import console
+from flows import console, progress
 from flows.log_file import run_log_file
 from flows.tasks import FetchOutcome, fetch_source, publish_report, write_warehouse
 from sources.kit import clock
@@ -51,14 +51,13 @@ def nightly(
         if not offline:
             names = pick_live(sources)  # unknown or file-only names stop the run before any fetch
             futures = {name: fetch_source.submit(name, day, str(workspace.raw_dir), run_id) for name in names}
-            console.step(f"fetching {len(futures)} live sources")
+            progress.stage(f"fetching {len(futures)} live sources")
             for name, future in futures.items():
                 fetched.append(_outcome(name, future))
                 story.info("source %s: %s %s", name, fetched[-1].status, fetched[-1].message or "")
-                console.step(f"fetched {name} ({len(fetched)}/{len(futures)}: {fetched[-1].status})")
+                progress.stage(f"fetched {name} ({len(fetched)}/{len(futures)}: {fetched[-1].status})")
                 if fetched[-1].status != "ok":  # one line per source that did not load
                     logger.warning("source %s %s: %s", name, fetched[-1].status, fetched[-1].message)
-        console.step("loading, validating and recomputing estimates")
         summary = write_warehouse(
             workspace.warehouse, str(workspace.data_dir), run_id, day, "offline" if offline else "online", fetched,
             load_bundled_prices=True if offline else None,

@@ -8,6 +8,11 @@ when the process that started it dies, however it dies (Linux `PR_SET_PDEATHSIG`
 it before this process imports Prefect, so the server's slow start-up (mostly importing
 prefect.server; docs/scale.md) runs on one core while the run's own imports (Prefect, Polars,
 the flows) run on the other.
+
+The server runs in a session of its own, out of the terminal's process group: Ctrl-C reaches
+the run alone, whose Prefect client then records the interrupted task and flow run on a server
+still up. In the run's group, the server stopped at the same Ctrl-C and the client retried the
+refused connection for over a minute before giving up ("Connection refused").
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from flows import interrupt
 from sources.kit.environment import env, number
 
 DEFAULT_STARTUP_TIMEOUT_S = 180
@@ -71,7 +77,7 @@ def server_command(port: int) -> tuple[list[str], dict[str, str]]:
 
 def _start_server(port: int) -> subprocess.Popen:
     command, env = server_command(port)
-    return subprocess.Popen(command, env=env,
+    return subprocess.Popen(command, env=env, start_new_session=True,
                             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
 
 
@@ -133,30 +139,49 @@ def prefect_api(*modules: str) -> Iterator[str | None]:
     port = free_port()
     url = f"http://127.0.0.1:{port}/api"
     process = _start_server(port)  # first: it boots while this process imports Prefect
-    try:
-        from prefect.settings import PREFECT_API_URL, PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
-
-        if PREFECT_API_URL.value():  # the Prefect profile names an API: the local one is not needed
+    with interrupt.on_end(process.kill):  # Ctrl-C's end does not wait for it
+        try:
+            yield from _served_by(process, url, modules)
+        finally:
             _stop(process)
-            yield _answering(PREFECT_API_URL.value(), "the Prefect profile's PREFECT_API_URL")
-            return
-        warm = threading.Thread(target=_warm_up, daemon=True)
-        warm.start()
-        for module in modules:
-            importlib.import_module(module)
-        wait_until_up(process, url, startup_timeout())
-        warm.join()
-        # The server goes when the run ends, and Prefect's log shipper would then retry sending
-        # the last lines to it for a minute ("Error logging to API"): the run keeps its own log
-        # file (flows/log_file.py), so logs stay out of a server nobody will read.
-        with temporary_settings(updates={PREFECT_API_URL: url, PREFECT_LOGGING_TO_API_ENABLED: False}):
-            yield url
-    finally:
+
+
+def _served_by(process: subprocess.Popen, url: str, modules: tuple[str, ...]) -> Iterator[str | None]:
+    """The local server's URL once it answers, `modules` imported meanwhile; or the Prefect
+    profile's API, the local server stopped."""
+    from prefect.settings import (
+        PREFECT_API_URL,
+        PREFECT_FLOWS_HEARTBEAT_FREQUENCY,
+        PREFECT_LOGGING_TO_API_ENABLED,
+        temporary_settings,
+    )
+
+    if PREFECT_API_URL.value():  # the Prefect profile names an API: the local one is not needed
         _stop(process)
+        yield _answering(PREFECT_API_URL.value(), "the Prefect profile's PREFECT_API_URL")
+        return
+    warm = threading.Thread(target=_warm_up, daemon=True)
+    warm.start()
+    for module in modules:
+        importlib.import_module(module)
+    wait_until_up(process, url, startup_timeout())
+    warm.join()
+    # The server goes when the run ends, and Prefect's log shipper would then retry sending
+    # the last lines to it for a minute ("Error logging to API"): the run keeps its own log
+    # file (flows/log_file.py), so logs stay out of a server nobody will read. Nor does anyone
+    # watch its flow run's heartbeats (they find crashed runs on a lasting server), whose
+    # thread the flow waits up to a second for as it ends, Ctrl-C or not.
+    with temporary_settings(updates={PREFECT_API_URL: url, PREFECT_LOGGING_TO_API_ENABLED: False,
+                                     PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        yield url
 
 
 def _stop(process: subprocess.Popen) -> None:
     if process.poll() is not None:
+        return
+    if interrupt.happened():  # nothing more to record on it, and a person waiting
+        process.kill()
+        process.wait()
         return
     process.terminate()
     try:

@@ -14,6 +14,7 @@ from pathlib import Path
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from flows import progress
 from sources.kit import http, raw_store
 from sources.kit.registry import spec_for
 from sources.kit.spec import MissingKey, SourceError
@@ -75,7 +76,7 @@ def write_warehouse(
         else:
             loads.append(SourceLoad(outcome.source, outcome.status, outcome.message))
     run = RunContext.new(run_id, run_date)
-    return write_run(workspace, run, mode, loads, bundled_prices=load_bundled_prices)
+    return write_run(workspace, run, mode, loads, bundled_prices=load_bundled_prices, on_step=progress.stage)
 
 
 @task(cache_policy=NO_CACHE)
@@ -85,10 +86,9 @@ def publish_report(
     """Render the dated report (pages, charts, HTML) and the history; returns (index.md path, the
     index as a Prefect artifact's markdown, the top options per workload as table rows, and the run
     id of the good report a failed night left in place, or None)."""
-    from flows import console
     from reports.render import write_report
 
     published = write_report(
-        warehouse, Path(reports_dir), run_date, on_step=console.step, allow_missing=True, night_failed=night_failed
+        warehouse, Path(reports_dir), run_date, on_step=progress.stage, allow_missing=True, night_failed=night_failed
     )
     return published.path, published.artifact, published.top_options, published.kept

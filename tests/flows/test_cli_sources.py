@@ -214,7 +214,25 @@ def test_sources_lists_every_source_with_key_liveness_and_staleness(aws_day, mon
     assert "quotes_file  [prices] file-only (gpucalc ingest quotes --file PATH); no key" in out
     # skypilot was loaded on 2026-03-01, long before today: stale, with its counts
     assert "last good load 2026-03-01: 9 rows loaded, 2 rejected; STALE" in out
-    assert "stale = no successful load in the last 2 days" in out
+    assert "STALE source = no successful load in the last 2 days" in out
+    # what ranked that night: the 9 quotes observed on it; the snapshot of 2026-11-01 came later
+    assert "\n    live skypilot: 9 quotes ranked, 0 stale; last fetch " in out
+    assert ("\n    bundled snapshot of 2026-11-01 (after the night of 2026-03-01: only its quotes observed by "
+            "then count): no quotes\n") in out
+
+
+def test_sources_says_first_which_prices_ranked_after_an_offline_run(offline_data):
+    """The bundled snapshot's 133 quotes: 7 observed 2026-09-20, 42 days before its date of
+    2026-11-01 and past the 30-day window, are stale; the other 126 ranked."""
+    out = gpucalc("sources", "--data-dir", str(offline_data)).output
+    assert out.startswith(
+        "prices ranked on the night of 2026-11-29 (the warehouse's newest):\n"
+        "    live sources: none fetched by then (`gpucalc run` without --offline fetches them)\n"
+        "    your quotes: none (`gpucalc ingest quotes --file PATH` adds them)\n"
+        "    bundled snapshot of 2026-11-01 (28 days old at the night of 2026-11-29): 126 quotes ranked, 7 stale\n"
+    )
+    assert "skypilot  [prices] live; no key\n" in out and "; STALE" not in out
+    assert "\n    last fetch never; last good load never: none of its quotes rank\n" in out
 
 
 def test_sources_works_before_any_warehouse_exists(tmp_path):

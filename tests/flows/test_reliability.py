@@ -97,6 +97,56 @@ def test_ctrl_c_stops_a_query_with_one_line(offline_data):
     assert err.strip() == "interrupted"
 
 
+def test_ctrl_c_mid_run_exits_130_at_once_and_keeps_the_warehouse(offline_copy):
+    """Ctrl-C reaches the terminal's whole process group; the run's temporary Prefect server was in
+    it, stopped too, and left the run's client retrying it for 78 s before "Connection refused"."""
+    before = query(offline_copy, "select run_id, run_date, status from run_log order by run_id")
+    process = subprocess.Popen(
+        [GPUCALC, "run", "--offline", "--date", OFFLINE_DAY.isoformat(), "--data-dir", str(offline_copy)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    lock = offline_copy / LOCK_NAME
+    deadline = time.monotonic() + 120
+    while not ((holder := _holder(lock)).get("pid") == process.pid and not holder.get("finished")):
+        assert time.monotonic() < deadline and process.poll() is None, "the run never took the write lock"
+        time.sleep(0.01)
+    sent = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)  # mid-write, as a terminal's Ctrl-C sends it
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert time.monotonic() - sent < 5  # 2 s, said generously for a loaded machine
+    assert (out, err) == ("", "interrupted: the warehouse and reports are as the last finished write left them\n")
+    # the warehouse opens, as the night before left it
+    assert query(offline_copy, "select run_id, run_date, status from run_log order by run_id") == before
+
+
+def test_an_interrupted_write_keeps_nothing_and_journals_its_run_log_row(offline_copy):
+    """Ctrl-C stops a write at its next stage (flows/interrupt.py): the working copy goes, the
+    live warehouse stays byte for byte, and the run's failed row waits for the next writer."""
+    from warehouse.loading.load import RunContext
+    from warehouse.loading.writer import INTERRUPTED, new_run_id, write_run
+    from warehouse.store.workspace import Workspace
+
+    heard = []
+
+    def stage(message: str) -> None:
+        heard.append(message)
+        if message == "rebuilding estimates":
+            raise KeyboardInterrupt
+
+    warehouse = offline_copy / "warehouse.duckdb"
+    before = warehouse.read_bytes()
+    run = RunContext.new(new_run_id(OFFLINE_DAY), OFFLINE_DAY)
+    with pytest.raises(KeyboardInterrupt):
+        write_run(Workspace.resolve(offline_copy), run, "offline", [], bundled_prices=True, on_step=stage)
+    assert heard == ["copying the warehouse to write", "loading the catalog and the bundled benchmarks",
+                     "loading the bundled price snapshot", "rebuilding estimates"]
+    assert warehouse.read_bytes() == before
+    assert not (offline_copy / "warehouse.duckdb.next").exists()
+    entry = json.loads((offline_copy / "run_journal" / f"{run.run_id}.json").read_text())
+    assert (entry["status"], entry["message"]) == ("failed", INTERRUPTED)
+
+
 def _wait_until_open(process: subprocess.Popen, path: Path, timeout_s: float = 30) -> None:
     """Until `process` holds `path` open (Linux's /proc; elsewhere a fixed wait)."""
     fds = Path(f"/proc/{process.pid}/fd")

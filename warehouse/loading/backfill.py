@@ -71,8 +71,10 @@ def ingest_file(
     day: date,
     workspace: Workspace,
     on_wait: Callable[[Holder], None] | None = None,
+    on_step: Callable[[str], None] | None = None,
 ) -> Outcome:
-    """Parse a local copy of a source's payload, keep it as raw, load it as observed on `day`."""
+    """Parse a local copy of a source's payload, keep it as raw, load it as observed on `day`
+    (`on_step` hears the writer's stages, for a progress line)."""
     name = resolve(source)
     check_day(day)
     spec = spec_for(name)
@@ -87,7 +89,8 @@ def ingest_file(
         # Not kept under raw/: a file nothing can be read from would make every later replay
         # of the day fail on it too. The user still has the file; rejected_row says why.
         unusable = Unusable(name, f"ingest of {file}: {problem}")
-        return Outcome(False, write_run(workspace, run, "ingest", unusable, on_wait=on_wait), [], problem)
+        return Outcome(False, write_run(workspace, run, "ingest", unusable, on_wait=on_wait, on_step=on_step), [],
+                       problem)
     # A single file is kept under its own name, unless that name holds another path's file that day.
     by_path = not file.is_dir() and not (name in LIVE_NAMES and provider)
     named = [_named(payload, raw_dir, day) for payload in usable] if by_path else usable
@@ -96,7 +99,8 @@ def ingest_file(
     def parsed_in_turn() -> list[SourceLoad]:  # what raw/ holds once no other writer can change it
         return [parse_kept(name, raw_dir, day)]
 
-    summary = write_run(workspace, run, "ingest", parsed_in_turn, count_baseline=False, on_wait=on_wait)
+    summary = write_run(workspace, run, "ingest", parsed_in_turn, count_baseline=False, on_wait=on_wait,
+                        on_step=on_step)
     return Outcome(True, summary, kept)
 
 
@@ -172,6 +176,7 @@ def replay_day(
     day: date,
     workspace: Workspace,
     on_wait: Callable[[Holder], None] | None = None,
+    on_step: Callable[[str], None] | None = None,
 ) -> Outcome:
     """Rebuild `day`'s observations from every payload kept for it, without the network."""
     check_day(day)
@@ -188,5 +193,6 @@ def replay_day(
         return loads
 
     run = RunContext.new(new_run_id(day), day)
-    summary = write_run(workspace, run, "replay", parsed_in_turn, count_baseline=False, on_wait=on_wait)
+    summary = write_run(workspace, run, "replay", parsed_in_turn, count_baseline=False, on_wait=on_wait,
+                        on_step=on_step)
     return Outcome(summary["status"] != "failed", summary, [k for load in loads for k in load.kept])

@@ -111,6 +111,7 @@ def write_run(
     bundled_prices: bool | None = None,
     count_baseline: bool = True,
     on_wait: Callable[[Holder], None] | None = None,
+    on_step: Callable[[str], None] | None = None,
 ) -> dict:
     """Reference + bundled data, each source's load, estimates and the run log, in order, into the
     workspace's warehouse.
@@ -127,24 +128,51 @@ def write_run(
     replay report only what they were asked to load). Returns finish_run's summary plus a
     `sources` list: status, counts, message and the first rejected rows per source. A second
     writer waits for the first; a writer that cannot get its turn leaves a `refused` run_log
-    row and raises WarehouseBusy.
+    row and raises WarehouseBusy. `on_step` hears each stage as it starts ("rebuilding
+    estimates"), for a progress line. An interrupted write (Ctrl-C) leaves its failed run_log row
+    in the journal, at once, for the next writer.
     """
+    step = on_step or _unheard
     try:
         with turn_taken(workspace, run.run_id, run.run_date, mode, on_wait=on_wait) as turn:
             prepared = loads() if callable(loads) else loads
+            step("copying the warehouse to write")
             with turn.session() as session:
                 if isinstance(prepared, Unusable):
                     return _record_unusable(session, run, mode, prepared)
-                return _write(session, workspace, run, mode, prepared, bundled_prices, count_baseline)
+                summary = _write(session, workspace, run, mode, prepared, bundled_prices, count_baseline, step)
+                step("saving the warehouse")
+            return summary
     except WarehouseBusy as exc:
         journal_run(workspace, _log_row(run, mode, "refused", str(exc)))
         raise
     except UnreadableWarehouse as exc:  # it cannot take the failed row either: the next writer will
         journal_run(workspace, _log_row(run, mode, "failed", f"{type(exc).__name__}: {exc}"[:2000]))
         raise
-    except Exception as exc:
-        _record_failure(workspace, run, mode, f"{type(exc).__name__}: {exc}")
+    except BaseException as exc:
+        if _interrupted(exc):  # a person waiting: no second write session, one journal entry
+            journal_run(workspace, _log_row(run, mode, "failed", INTERRUPTED))
+        elif isinstance(exc, Exception):
+            _record_failure(workspace, run, mode, f"{type(exc).__name__}: {exc}")
         raise
+
+
+INTERRUPTED = "interrupted (Ctrl-C) before it finished: the warehouse kept nothing of it"
+
+
+def _interrupted(error: BaseException | None) -> bool:
+    """Whether `error` is Ctrl-C's, or an error it caused (DuckDB's "Query interrupted" is raised from it)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _unheard(_stage: str) -> None:
+    """No one listens for stages (a Prefect worker, a test)."""
 
 
 def _record_unusable(session: Writer, run: RunContext, mode: str, unusable: Unusable) -> dict:
@@ -161,14 +189,16 @@ def _record_unusable(session: Writer, run: RunContext, mode: str, unusable: Unus
     return finish_run(con, run, [], {}, [], error=unusable.message)
 
 
-def _write(session, workspace, run, mode, loads, bundled_prices, count_baseline) -> dict:
+def _write(session, workspace, run, mode, loads, bundled_prices, count_baseline, step) -> dict:
     con = session.con
     if session.interrupted:
         record_interrupted(con, session.interrupted)
     start_run(con, run, mode)
+    step("loading the catalog and the bundled benchmarks")
     baseline_loads = _load_baseline(con, run, workspace.catalog_dir, mode)
     results, statuses = [], []
     for item in loads:
+        step(f"loading {item.source}")
         table = table_for(spec_for(item.source).kind)
         index_payloads(con, item.kept, workspace.data_dir, run)
         if item.status == "skipped":
@@ -186,10 +216,12 @@ def _write(session, workspace, run, mode, loads, bundled_prices, count_baseline)
         results.append(result)
         statuses.append((item.source, "ok", result.loaded, result.rejected, item.message))
     if bundled_prices is not False:
+        step("loading the bundled price snapshot")
         baseline_loads.append(_load_price_snapshot(con, run))
     prices = prices_ranked(con, as_of_date(con, run.run_date))
     log.info("run %s %s", run.run_id, prices)
     record_source_status(con, run, statuses)
+    step("rebuilding estimates")
     counts = rebuild_estimates(con, run.run_id, as_of_date(con, run.run_date))
     summary = finish_run(con, run, baseline_loads + results if count_baseline else results, counts, statuses)
     payloads = {item.source: len(item.kept) for item in loads}
