@@ -10,8 +10,8 @@ from datetime import date
 import polars as pl
 import pytest
 
-from tests.flows.cli_helpers import query
 from sources.kit.spec import Parsed
+from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.loading.load import RunContext, load_benchmarks
