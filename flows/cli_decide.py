@@ -44,6 +44,7 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print the choices as JSON,
 def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
     from warehouse.questions import decide
     from warehouse.questions.decision_text import render
+    from warehouse.questions.fleet_rows import fleet_json, platform_shapes
     from warehouse.questions.like_for_like import like_for_like
     from warehouse.questions.market_text import like_for_like_lines
     from warehouse.questions.names import platform_ids
@@ -59,12 +60,14 @@ def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json:
     refused = decide.refusals(con, workload_id, named)
     # named platforms are also set side by side like for like: their markets, the same providers
     like = like_for_like(con, workload_id, named, pricing_bases(pricing)) if named else None
+    shapes = platform_shapes(con, [p for p in rows["platform_id"].to_list() if p]) if rows.height else {}
     if as_json:
-        typer.echo(json.dumps({"workload": workload, "choices": rows.to_dicts(),
+        choices = [fleet_json(row, shapes) for row in rows.to_dicts()]
+        typer.echo(json.dumps({"workload": workload, "choices": choices,
                                "refusals": [{"refusal": r, "layouts": n} for r, n in refused],
                                **({"like_for_like": like} if like else {})}, indent=1, default=str))
     else:
-        typer.echo("\n".join([render(workload, rows, refused), *(like_for_like_lines(like, workload) if like else [])]))
+        typer.echo("\n".join([render(workload, rows, refused, shapes), *(like_for_like_lines(like, workload) if like else [])]))
 
 
 def _private_copy(workspace: Workspace, ownership: dict[str, float]):

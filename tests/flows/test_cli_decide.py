@@ -8,6 +8,7 @@ is the same job as its tokens per second, and bad input is one sentence with exi
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -120,3 +121,21 @@ def test_compare_says_a_benchmark_definition_is_not_a_job(offline_data):
     said = " ".join(result.output.split())
     assert "llama2-70b-offline is a benchmark definition, not a job" in said
     assert "No priced option fits" not in said and "No GPU fleet fits" not in said
+
+
+def test_every_json_fleet_is_the_fleet_its_text_row_says(offline_data):
+    """Issue 35 item 6: the GB200 fleet is modelled at 64 GPUs (four 16-GPU replicas) and sized to
+    the demand as one replica, 16 GPUs; its JSON n_gpus says 16, as its row does, and the 64 is
+    named modelled_gpus. By hand: 4 trays of 4 GPUs; B200: 2 servers of 8."""
+    args = ("compare", "deepseek-r1-mtp", "--platforms", "gb200-nvl72,hgx-b200-8", "--data-dir", str(offline_data))
+    text, as_json = gpucalc(*args), gpucalc(*args, "--json")
+    assert text.exit_code == 0 and as_json.exit_code == 0, text.output
+    said = [int(m) for m in re.findall(r"^    (\d+)(?: GPUs \(|x B200 \()", text.output, flags=re.M)]
+    fleets = [c for c in json.loads(as_json.output)["choices"] if c["pricing"] != "api"]
+    assert said == [c["n_gpus"] for c in fleets] == [16] * 5
+    gb200 = fleets[0]
+    assert (gb200["fleet"], gb200["modelled_gpus"], gb200["replicas"], gb200["gpus_per_replica"]) == (
+        "16 GPUs (4 trays of one GB200 NVL72 rack)", 64, 1, 16)
+    assert gb200["tokens_per_s"] == pytest.approx(gb200["modelled_tokens_per_s"] / 4)
+    assert (fleets[2]["fleet"], fleets[2]["modelled_gpus"], fleets[2]["replicas"]) == (
+        "16x B200 (2 HGX B200 servers)", 8, 2)

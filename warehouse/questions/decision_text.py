@@ -7,12 +7,15 @@ import textwrap
 import polars as pl
 
 from warehouse.questions.decide import rate_text
+from warehouse.questions.fleet_rows import fleet_text
 from warehouse.questions.plain_text import decision_text  # the report's wording too
 
 
-def render(workload: dict, rows: pl.DataFrame, refused: list[tuple[str, int]] = ()) -> str:
+def render(workload: dict, rows: pl.DataFrame, refused: list[tuple[str, int]] = (),
+           shapes: dict[str, dict] | None = None) -> str:
     """`refused`: the commonest reasons the job's layouts do not fit (decide.refusals), said when
-    no GPU option is left."""
+    no GPU option is left; `shapes`: the platforms' systems (fleet_rows.platform_shapes), to say
+    each fleet in words."""
     serving = workload["kind"] == "serving"
     out = [f"{workload['name']} ({workload['workload_id']})"]
     if serving and workload.get("demand_tokens_per_s"):
@@ -35,7 +38,8 @@ def render(workload: dict, rows: pl.DataFrame, refused: list[tuple[str, int]] = 
         why = "; ".join(f"{reason} ({layouts:,} layout{'s' if layouts != 1 else ''})" for reason, layouts in refused)
         out += textwrap.wrap(f"No GPU fleet fits this job: {why}.", width=110)
     for row in rows.iter_rows(named=True):
-        what, says = decision_text(row, serving)
+        fleet = fleet_text(row, shapes) if shapes is not None and row.get("platform_id") else None
+        what, says = decision_text(row, serving, fleet)
         label = f"{what} [{row['platform_id']}]" if row.get("platform_id") and row["choice"] != "measured run" else what
         out.append(label)
         out += textwrap.wrap(says, width=110, initial_indent="    ", subsequent_indent="    ")

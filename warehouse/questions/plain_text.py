@@ -52,9 +52,10 @@ def _band(row: dict) -> str:
     return f"{row['confidence']} ±{fmt_pct(row['error_p50'])} median error"
 
 
-def decision_text(d: dict, serving: bool) -> tuple[str, str]:
+def decision_text(d: dict, serving: bool, fleet: str | None = None) -> tuple[str, str]:
     """A decision row in words, plain text: (what it is, what it says). Markdown and the
-    terminal both print it (the headline escapes it)."""
+    terminal both print it (the headline escapes it). `fleet`: the fleet in words, said in
+    place of "16x platform-id"."""
     what = d["choice"].capitalize() + (f" ({d['pick']})" if d["choice"] == "rent on-demand" else "")
     if d["choice"] == "managed API":
         return "Managed API", (
@@ -80,5 +81,6 @@ def decision_text(d: dict, serving: bool) -> tuple[str, str]:
     extra += [d[note] for note in ("basis_note", "capacity_note") if d.get(note)]
     tail = f"; {'; '.join(extra)}" if extra else ""
     bottleneck = f"; bottleneck: {d['bottleneck']}" if d.get("bottleneck") else ""
-    return what, (f"{fmt_number(gpus)}x {d['platform_id']} ({d['layout'] or ''}) from {where} [{d['pricing']}]: "
-                  f"{cost}{bottleneck}; {_band(d)}{tail}")
+    lead = (f"{fleet}, {d['layout']}," if fleet and d.get("layout") else fleet if fleet
+            else f"{fmt_number(gpus)}x {d['platform_id']} ({d['layout'] or ''})")
+    return what, f"{lead} from {where} [{d['pricing']}]: {cost}{bottleneck}; {_band(d)}{tail}"

@@ -2,7 +2,8 @@
 ownership cost, instance rules and restart overheads meet a layout), or as the user gave it.
 
 A side is never priced across bases: on-demand, spot, reserved and owned each get their own
-figure, and a given price is labelled "given".
+figure, and a price the user gave is labelled "given" (in text "your price"), with the basis it
+stands in for.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from warehouse.store.sql_text import sql_text
 
 @dataclass
 class PricePoint:
-    basis: str  # the basis asked for: on_demand | spot | reserved_1y | reserved_3y | owned
+    basis: str  # on_demand | spot | reserved_1y | reserved_3y | owned, or "given": a price the user gave
     source: str  # estimate (the warehouse's quotes and ownership model) | given | none
     usd_per_hour: float | None
     usd_total: float | None
@@ -27,6 +28,8 @@ class PricePoint:
     # a price given relative to the baseline's per-GPU price, counted in baseline GPU-hours: the
     # cost ratio holds even when the baseline has no price on this basis
     base_gpu_hours: float | None = None
+    # a given price: the basis asked for, whose market price it stands in for
+    stands_in_for: str | None = None
 
 
 def estimate_row(con, workload_id: str | None, platform_id: str, n_gpus: int, basis: str) -> dict | None:
@@ -84,21 +87,23 @@ def given_point(price: Price, basis: str, n_gpus: int, gpus_per_node: int, time_
     per-GPU price on the same basis."""
     if price.kind == "gpu_hour":
         usd = price.value * n_gpus
-        return PricePoint(basis, "given", usd, usd * time_h, f"{price.value:.2f} USD per GPU-hour (given)")
+        return PricePoint("given", "given", usd, usd * time_h, f"{price.value:.2f} USD per GPU-hour, in place "
+                          f"of the {basis} price", stands_in_for=basis)
     if price.kind == "system_hour":
         systems = math.ceil(n_gpus / gpus_per_node)
         usd = price.value * systems
-        note = f"{systems} system(s) x {price.value:.2f} USD per hour (given)"
-        return PricePoint(basis, "given", usd, usd * time_h, note)
+        note = f"{systems} system(s) x {price.value:.2f} USD per hour, in place of the {basis} price"
+        return PricePoint("given", "given", usd, usd * time_h, note, stands_in_for=basis)
     base_gpu_hours = price.value * n_gpus * time_h
     if base is None or base.usd_per_hour is None:
-        return PricePoint(basis, "given", None, None,
-                          f"{price.value:g}x the baseline's per-GPU price (given; the baseline has no {basis} price, "
-                          "so only the cost ratio is known)", base_gpu_hours=base_gpu_hours)
+        return PricePoint("given", "given", None, None,
+                          f"{price.value:g}x the baseline's per-GPU price, in place of the {basis} price (the "
+                          f"baseline has no {basis} price, so only the cost ratio is known)",
+                          base_gpu_hours=base_gpu_hours, stands_in_for=basis)
     per_gpu = price.value * base.usd_per_hour / base_n
-    return PricePoint(basis, "given", per_gpu * n_gpus, per_gpu * n_gpus * time_h,
-                      f"{price.value:g}x the baseline's {basis} per-GPU price = {per_gpu:.2f} USD per GPU-hour (given)",
-                      base_gpu_hours=base_gpu_hours)
+    return PricePoint("given", "given", per_gpu * n_gpus, per_gpu * n_gpus * time_h,
+                      f"{price.value:g}x the baseline's {basis} per-GPU price = {per_gpu:.2f} USD per GPU-hour, "
+                      f"in place of the {basis} price", base_gpu_hours=base_gpu_hours, stands_in_for=basis)
 
 
 def combine(parts: list[PricePoint], basis: str) -> PricePoint:
@@ -106,12 +111,14 @@ def combine(parts: list[PricePoint], basis: str) -> PricePoint:
     usd = [p.usd_per_hour for p in parts]
     totals = [p.usd_total for p in parts]
     base_hours = [p.base_gpu_hours for p in parts]
+    given = all(p.source == "given" for p in parts)
     return PricePoint(
-        basis,
-        "given" if all(p.source == "given" for p in parts) else "+".join(sorted({p.source for p in parts})),
+        "given" if given else basis,
+        "given" if given else "+".join(sorted({p.source for p in parts})),
         sum(usd) if None not in usd else None,
         sum(totals) if None not in totals else None,
         " + ".join(f"[{p.note}]" for p in parts),
         max(p.time_factor for p in parts),
         sum(base_hours) if None not in base_hours else None,
+        basis if any(p.source == "given" for p in parts) else None,
     )

@@ -35,11 +35,18 @@ def _roles(side: SideResult) -> list[str]:
     return lines
 
 
+def _label(side: SideResult, basis: str, bases: int) -> str:
+    """A price's label says where it came from: a price the user gave is theirs, not a market basis."""
+    if side.prices.get(basis) is None or side.prices[basis].source != "given":
+        return basis
+    return "your price" if bases == 1 else f"your price ({basis})"
+
+
 def _prices(side: SideResult) -> list[str]:
     lines = []
     for basis, p in side.prices.items():
         cost = f"{fmt_usd(p.usd_total)} at {fmt_usd(p.usd_per_hour)}/h  " if p.usd_total is not None else ""
-        lines.append(f"  {basis:<11} {cost}{p.note}")
+        lines.append(f"  {_label(side, basis, len(side.prices)):<11} {cost}{p.note}")
     return lines
 
 
@@ -65,10 +72,11 @@ def _verdicts(c: Comparison, baseline: SideResult) -> list[str]:
     lines = [f"  vs baseline {speed} the speed -> faster? {c.faster}"]
     for basis, cost in c.costs.items():
         if cost.ratio is None:
-            lines.append(f"  {basis:<11} cheaper? {cost.cheaper}")
+            lines.append(f"  {_label(c.candidate, basis, len(c.costs)):<11} cheaper? {cost.cheaper}")
             continue
         span = f" ({cost.ratio_range[0]:.2f}-{cost.ratio_range[1]:.2f}x)" if cost.ratio_range else ""
-        lines.append(f"  {basis:<11} {cost.ratio:.2f}x the cost{span} -> cheaper? {cost.cheaper}")
+        lines.append(f"  {_label(c.candidate, basis, len(c.costs)):<11} {cost.ratio:.2f}x the cost{span} -> "
+                     f"cheaper? {cost.cheaper}")
     if c.candidate.bottleneck != baseline.bottleneck:
         lines.append(f"  bottleneck shifts: {baseline.bottleneck} -> {c.candidate.bottleneck}")
     lines += [f"  note: {n}" for n in c.notes]
