@@ -67,7 +67,8 @@ def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json:
                                "refusals": [{"refusal": r, "layouts": n} for r, n in refused],
                                **({"like_for_like": like} if like else {})}, indent=1, default=str))
     else:
-        typer.echo("\n".join([render(workload, rows, refused, shapes), *(like_for_like_lines(like, workload) if like else [])]))
+        market = like_for_like_lines(like, workload) if like else []
+        typer.echo("\n".join([render(workload, rows, refused, shapes), *market]))
 
 
 def _private_copy(workspace: Workspace, ownership: dict[str, float]):
