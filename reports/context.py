@@ -23,6 +23,7 @@ class NightData:
     decisions: pl.DataFrame = field(default_factory=pl.DataFrame)  # every job's choices, one basis each
     front: pl.DataFrame = field(default_factory=pl.DataFrame)  # the decisions as the front tables say them
     front_before: pl.DataFrame = field(default_factory=pl.DataFrame)  # the previous night's decisions
+    platforms: pl.DataFrame = field(default_factory=pl.DataFrame)  # each platform's shape, for fleets in words
     fresh_days: float = 30.0  # the night's price freshness window (assumption price_fresh_days)
     charts: dict[str, Chart] = field(default_factory=dict)  # by file name
 
@@ -53,5 +54,6 @@ def load(con, night: Night) -> NightData:
         decisions=queries.decisions(con, night),
         front=queries.front_rows(con, night),
         front_before=queries.decisions(con, changes.previous) if changes.previous else pl.DataFrame(),
+        platforms=queries.platforms(con, night),
         fresh_days=queries.price_fresh_days(con, night),
     )

@@ -61,7 +61,7 @@ def section(workload: dict, rows: pl.DataFrame, before: pl.DataFrame, previous: 
         columns |= {"per_mtok": (f"$/M {workload.get('token_unit') or 'tokens'}", None),
                     "cost": ("total cost", None)}
     else:
-        header, hours = _time_unit([r["time_to_finish_h"] for r in shown])
+        header, hours = time_unit([r["time_to_finish_h"] for r in shown])
         for c, r in zip(cells, shown, strict=True):
             c["time"] = _two_figures(r["time_to_finish_h"] / hours) if r["time_to_finish_h"] is not None else ""
         columns |= {"time": (f"time ({header})", None), "cost": ("total cost", None)}
@@ -157,7 +157,8 @@ def _signed_pct(change: float) -> str:
     return f"{100 * change:+.1f}%" if abs(change) < 0.095 else f"{100 * change:+.0f}%"
 
 
-def _time_unit(hours: list[float | None]) -> tuple[str, float]:
+def time_unit(hours: list[float | None]) -> tuple[str, float]:
+    """The unit a table of these times says them in (its longest picks it) and the hours in one."""
     longest = max((h for h in hours if h is not None), default=0.0)
     return next((name, per) for floor, name, per in TIME_UNITS if longest >= floor)
 

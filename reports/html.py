@@ -4,9 +4,10 @@ mistune (CommonMark with GFM tables) renders the page: headings get the ids Pyth
 gave them, links to other pages point at their .html twin and every table sits in a horizontally
 scrolling box. The writers escape outside text themselves (reports/markdown.py); as a second line,
 raw HTML in a page shows as text and a link or image to a javascript: (or any unlisted scheme)
-URL goes nowhere. The stylesheet is inline and small, there is no script, and nothing is fetched
-from elsewhere (the favicon is an empty data: URL, so browsers ask the server for nothing that is
-not there).
+URL goes nowhere. The stylesheet is inline and small, and so is the one script, on pages with a
+table: it sorts a table by the header clicked and filters its rows by a box above it, reading and
+moving only the page's own cells (no HTML is built from text). Nothing is fetched from elsewhere
+(the favicon is an empty data: URL, so browsers ask the server for nothing that is not there).
 """
 
 from __future__ import annotations
@@ -32,6 +33,57 @@ img{max-width:100%;height:auto;display:block;margin:0.5rem 0}
 table{border-collapse:collapse;font-size:0.85rem;white-space:nowrap}
 th,td{padding:0.25rem 0.5rem;border-bottom:1px solid #e3e3e3;text-align:left;vertical-align:top}
 th{background:#f7f7f7;position:sticky;top:0}tr:nth-child(even) td{background:#fbfbfb}
+th.sort{cursor:pointer}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+input.filter{font:inherit;margin:0.5rem 0 0;padding:0.2rem 0.4rem;width:16rem;max-width:90%}
+"""
+# Sorting and filtering of every table, in the browser: a number-aware sort per header click (again:
+# the other way), and a box above each table that keeps the rows whose text holds what is typed.
+SCRIPT = """
+(function () {
+  function number(text) {
+    var bare = text.replace(/[$,%±\\s]/g, "");
+    return /^[-+]?(\\d+\\.?\\d*|\\.\\d+)(e[-+]?\\d+)?$/i.test(bare) ? parseFloat(bare) : null;
+  }
+  function compare(a, b) {
+    var x = number(a), y = number(b);
+    if (x !== null && y !== null) return x - y;
+    if (x !== null || y !== null) return x !== null ? -1 : 1;
+    if (!a || !b) return a ? -1 : b ? 1 : 0;
+    return a.localeCompare(b, "en", {numeric: true});
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table"), function (table) {
+    var body = table.tBodies[0], head = table.tHead;
+    if (!body || !head || !head.rows.length) return;
+    var box = document.createElement("input");
+    box.type = "search";
+    box.className = "filter";
+    box.placeholder = "filter these rows";
+    box.setAttribute("aria-label", "filter the rows of the table below");
+    box.addEventListener("input", function () {
+      var want = box.value.trim().toLowerCase();
+      Array.prototype.forEach.call(body.rows, function (row) {
+        row.hidden = want !== "" && row.textContent.toLowerCase().indexOf(want) < 0;
+      });
+    });
+    var holder = table.parentNode;
+    holder.parentNode.insertBefore(box, holder);
+    Array.prototype.forEach.call(head.rows[0].cells, function (th, column) {
+      th.className = "sort";
+      th.title = "sort by this column";
+      th.addEventListener("click", function () {
+        var up = th.getAttribute("aria-sort") !== "ascending";
+        Array.prototype.forEach.call(head.rows[0].cells, function (other) { other.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", up ? "ascending" : "descending");
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var order = compare(a.cells[column].textContent.trim(), b.cells[column].textContent.trim());
+          return up ? order : -order;
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      });
+    });
+  });
+})();
 """
 # Which code made a page: an HTML file with the same markdown beside it and this stamp is reused.
 STAMP = hashlib.sha256(Path(__file__).read_bytes() + mistune.__version__.encode()).hexdigest()[:16]
@@ -49,7 +101,7 @@ TEMPLATE = """<!doctype html>
 <main>
 {body}
 </main>
-</body>
+{script}</body>
 </html>
 """
 _MD_LINK = re.compile(r"^(?P<path>[^:?#]*?)\.md(?P<rest>#.*)?$")
@@ -113,7 +165,9 @@ def to_html(text: str) -> str:
     first = next((line for line in text.splitlines() if line.startswith("# ")), "# gpucalc")
     heading = _TAG.sub("", _render(first[2:]))  # the heading's text, markup gone
     title = html.escape(html.unescape(heading).strip(), quote=False)
-    return TEMPLATE.format(title=title, style=STYLE.strip(), body=_render(text), stamp=STAMP)
+    body = _render(text)
+    script = f"<script>{SCRIPT.strip()}</script>\n" if "<table>" in body else ""
+    return TEMPLATE.format(title=title, style=STYLE.strip(), body=body, stamp=STAMP, script=script)
 
 
 def to_html_reusing(name: str, text: str, folders: list[Path]) -> str:

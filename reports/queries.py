@@ -66,6 +66,17 @@ def front_rows(con, night: Night) -> pl.DataFrame:
                        [night.run_date, night.run_date]).pl()
 
 
+def platforms(con, night: Night) -> pl.DataFrame:
+    """The night's platforms' shape (name, GPUs per node and per scale-up domain), to say fleets in words."""
+    if not _present(con, "night_platform"):  # a warehouse from before it was kept: fleets say platform ids
+        return pl.DataFrame(schema={"platform_id": pl.String})
+    return con.execute(
+        """select platform_id, name as platform_name, gpus_per_node, scaleup_domain_gpus from night_platform
+           where run_date = ? order by platform_id""",
+        [night.run_date],
+    ).pl()
+
+
 def _present(con, table: str) -> bool:
     return bool(con.execute("select count(*) from information_schema.tables where table_name = ?",
                             [table]).fetchone()[0])

@@ -87,7 +87,7 @@ def _pages(con, data: context.NightData) -> dict[str, str]:
         name = f"workloads/{chart_set.slug(wid)}.md"
         workload_pages[wid] = name
         pages[name] = workload_page.page(workload, data.options_of(wid), queries.refusals(con, night, wid),
-                                         data.decisions_of(wid),
+                                         data.decisions_of(wid), data.platforms,
                                          night.run_date, data.charts)
     pages["index.md"] = index_page.page(data, queries.rejected(con, night), queries.unresolved_gpus(con, night),
                                         workload_pages)

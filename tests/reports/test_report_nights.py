@@ -155,7 +155,8 @@ def test_pages_history_and_latest(nights):
         assert f"{page}.md" in files and f"{page}.html" in files
     assert "](workloads/dflash-qwen36-27b.md)" in index and "![" in index
     workload = files["workloads/llama2-70b-offline.md"].decode()
-    assert "## Every option, cheapest first" in workload and "(../chart-workload-llama2-70b-offline.png)" in workload
+    assert "## On-demand: every option, cheapest first" in workload
+    assert "(../chart-workload-llama2-70b-offline.png)" in workload
     for kind, title in (("memory", "## Refused: does not fit in memory"),
                         ("latency", "## Refused: cannot meet the latency limits")):
         ((refused,),) = query(
@@ -179,6 +180,33 @@ def test_pages_history_and_latest(nights):
     latest = nights.reports / "latest"
     assert latest.is_symlink() and latest.resolve() == (nights.reports / D2.isoformat()).resolve()
     assert (nights.reports / "index.html").exists()
+
+
+def test_a_workload_page_ranks_each_price_basis_apart_by_cost(nights):
+    from reports.html import SCRIPT
+
+    files, wid = nights.again_files, "llama2-70b-offline"
+    page = files[f"workloads/{wid}.md"].decode()
+    words = {"on_demand": "On-demand", "spot": "Spot", "owned": "Owned", "reserved_1y": "Reserved 1 year"}
+    bases = query(nights, """select pricing, count(*), arg_min(usd_total, (usd_total, time_to_finish_h)),
+                                    arg_min(error_p50, (usd_total, time_to_finish_h))
+                             from night_option where run_date = ? and workload_id = ? group by all order by all""",
+                  [D2, wid])
+    headings = re.findall(r"^## (.+): every option, cheapest first$", page, re.MULTILINE)
+    assert sorted(headings) == sorted(words[b] for b, *_ in bases) and len(bases) >= 3
+    for basis, options, cheapest, band in bases:
+        ranking = page.split(f"\n## {words[basis]}: every option, cheapest first\n")[1].split("\n## ")[0]
+        rows = [line.split(" | ") for line in ranking.splitlines() if re.match(r"\| \d+ \|", line)]
+        assert len(rows) == options
+        costs = [float(r[1].lstrip("$").replace(",", "")) for r in rows]
+        figures = 2 if band is None or band >= 0.1 else 3  # what the cheapest row's band supports
+        assert costs[0] == float(f"{cheapest:.{figures}g}")
+        assert all(b >= a * 0.95 for a, b in zip(costs, costs[1:], strict=False))  # cheapest first, up to the rounding
+    for name, text in files.items():
+        if name.startswith("workloads/") and name.endswith(".md"):
+            assert not re.search(r"\b0 min", text.decode()), name
+    assert files[f"workloads/{wid}.html"].decode().count("<script>") == 1
+    assert SCRIPT.strip() in files[f"workloads/{wid}.html"].decode()
 
 
 def test_the_flow_publishes_the_summary_and_the_top_options(nights):

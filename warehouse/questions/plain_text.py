@@ -41,7 +41,9 @@ def fmt_hours(value) -> str:
         return f"{value / 24:.1f} d"
     if value >= 1:
         return f"{value:.1f} h"
-    return f"{value * 60:.0f} min"
+    if value * 60 >= 0.5:
+        return f"{value * 60:.0f} min"
+    return f"{value * 3600:.0f} s" if value * 3600 >= 0.5 else "under a second"  # never "0 min"
 
 
 def _band(row: dict) -> str:
