@@ -52,7 +52,7 @@ def basis_tables(options: pl.DataFrame, platforms: pl.DataFrame, serving: bool) 
     for basis in sorted(shaped["pricing"].unique().to_list(), key=basis_rank):
         rows = ranked_options(shaped.filter(pl.col("pricing") == basis))
         unit, per = time_unit(rows["time_to_finish_h"].to_list())
-        cells = pl.DataFrame([_cells(r, per) for r in rows.iter_rows(named=True)],
+        cells = pl.DataFrame([_cells(r, per, serving) for r in rows.iter_rows(named=True)],
                              schema=dict.fromkeys(CELLS, pl.String), orient="row")
         columns = {"rank": ("#", None), "cost": ("total cost", None)}
         if serving:
@@ -60,7 +60,7 @@ def basis_tables(options: pl.DataFrame, platforms: pl.DataFrame, serving: bool) 
         columns |= {"time": (f"time ({unit})", None), "fleet": ("platform and GPUs", None),
                     "provider": ("provider", None), "layout": ("layout", None),
                     "bottleneck": ("bottleneck", None),
-                    "tokens_per_s": ("tokens/s per replica" if serving else "tokens/s", None),
+                    "tokens_per_s": ("tokens/s per GPU" if serving else "tokens/s", None),
                     "band": ("± (median)", None),
                     "instance": ("instance", None), "region": ("region", None), "pareto": ("Pareto", None)}
         out.append((BASIS_WORDS.get(basis, basis), table(cells, columns)))
@@ -72,15 +72,20 @@ CELLS = ("rank", "cost", "per_mtok", "time", "fleet", "provider", "layout", "bot
          "instance", "region", "pareto")
 
 
-def _cells(row: dict, hours_per_unit: float) -> list[str]:
+def _cells(row: dict, hours_per_unit: float, serving: bool) -> list[str]:
     figures = significant_figures(row.get("error_p50"))
     time = row["time_to_finish_h"]
+    # a serving row's rate is its modelled system's (one replica or several, n_gpus in all), while
+    # its fleet is sized to the demand: per GPU the two compare
+    rate = row.get("tokens_per_s")
+    if rate is not None and serving and row.get("n_gpus"):
+        rate = rate / row["n_gpus"]
     return [
         str(row["rank"]), _usd(row["usd_total"], figures), _usd(row.get("usd_per_mtok"), figures),
         rounded(time / hours_per_unit, figures) if time is not None else "",
         fleet(row) if row.get("gpu_id") else f"{row['n_gpus']}x {row['platform_id']}",
         row["provider"] or "", row["layout"] or "", row["bottleneck"] or "",
-        rounded(row["tokens_per_s"], figures) if row.get("tokens_per_s") is not None else "",
+        rounded(rate, figures) if rate is not None else "",
         fmt_pct(row["error_p50"]) if row.get("error_p50") is not None else "no band",
         row["instance_type"] or "", row["region"] or "", "yes" if row["on_frontier"] else "",
     ]
