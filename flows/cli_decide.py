@@ -39,6 +39,10 @@ Platforms = Annotated[
                  "platform per basis)."),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the choices as JSON, every figure with its basis.")]
+Sweep = Annotated[bool, typer.Option(
+    "--sweep", help="The interactivity curve: per platform, $ per million output tokens and tokens/s per GPU "
+    "at 10 to 150 tokens/s per user (TPOT 100 ms to 6.7 ms), TTFT and demand kept, and where the cheaper "
+    "platform changes; on_demand unless --pricing names bases.")]
 
 
 def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
@@ -71,6 +75,34 @@ def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json:
         typer.echo("\n".join([render(workload, rows, refused, shapes), *market]))
 
 
+def _sweep_answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
+    """The sweep's points (already built in `con`) as a table per basis, or JSON."""
+    from warehouse.questions import decide, sweep
+    from warehouse.questions.names import platform_ids
+    from warehouse.questions.sweep_text import render
+    from warehouse.questions.whatif_inputs import pricing_bases
+
+    ids = {sweep.sweep_id(workload_id, rate): rate for rate in sweep.USER_RATES}
+    bases = ("on_demand",) if pricing == "all" else pricing_bases(pricing)
+    named = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
+    if named:
+        named, notes = platform_ids(con, named)
+        for note in notes:
+            typer.echo(note, err=True)
+    else:  # every platform that meets some point, in id order
+        named = [r[0] for r in con.execute("select distinct platform_id from platform_choice "
+                                           "where list_contains(?, workload_id) order by 1", [list(ids)]).fetchall()]
+    rows = sweep.points(con, ids, named, bases)
+    crossovers = sweep.crossovers(con, ids, rows, named, bases)
+    workload = decide.workload_row(con, workload_id)
+    if as_json:
+        typer.echo(json.dumps({"workload": workload, "platforms": named,
+                               "tokens_per_s_per_user": list(sweep.USER_RATES), "points": rows,
+                               "crossovers": crossovers}, indent=1, default=str))
+    else:
+        typer.echo(render(workload, rows, crossovers, named, bases, sweep.USER_RATES))
+
+
 def _private_copy(workspace: Workspace, ownership: dict[str, float]):
     """A private copy of the warehouse's inputs with the user's ownership terms applied."""
     from warehouse.questions.whatif_inputs import apply_assumptions
@@ -98,6 +130,7 @@ def compare(
     data_dir: DataDir = None,
     warehouse: Warehouse = None,
     as_json: AsJson = False,
+    sweep: Sweep = False,
     quiet: Quiet = False,
 ) -> None:
     """Rent on-demand, rent spot, rent reserved, buy or the managed API for one job: time and cost, or
@@ -110,6 +143,7 @@ def compare(
     """
     from sources.kit.clock import today
     from warehouse.questions import decide
+    from warehouse.questions.sweep import add_sweep
     from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides, pricing_bases
 
     try:
@@ -118,14 +152,16 @@ def compare(
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)
         workspace = workspace_for(data_dir, warehouse)
         with progress.shown("opening the warehouse", quiet):
-            if ownership:
+            if ownership or sweep:
                 progress.stage(COPYING)
                 con = _private_copy(workspace, ownership)
-                progress.stage("rebuilding estimates with your ownership terms")
+                if sweep:
+                    add_sweep(con, workload)
+                progress.stage("rebuilding estimates with your terms")
                 decide.rebuild(con, today())
             else:
                 con = _reader_or_bundled(workspace)
-        _answer(con, workload, pricing, platforms, as_json)
+        (_sweep_answer if sweep else _answer)(con, workload, pricing, platforms, as_json)
     except (decide.DecideError, WhatIfError) as exc:
         _fail("compare", exc)
 
@@ -188,6 +224,7 @@ def serve(
     data_dir: DataDir = None,
     warehouse: Warehouse = None,
     as_json: AsJson = False,
+    sweep: Sweep = False,
     quiet: Quiet = False,
 ) -> None:
     """The cheapest fleet that serves your demand within your latency SLA, per price basis, in dollars per
@@ -198,6 +235,7 @@ def serve(
     """
     from sources.kit.clock import today
     from warehouse.questions import decide
+    from warehouse.questions.sweep import add_sweep
     from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides, pricing_bases
 
     try:
@@ -207,13 +245,17 @@ def serve(
         tokens_per_s = demand if demand is not None else requests_per_s * output_len
         job = decide.Demand(model, tokens_per_s, input_len, output_len, ttft_ms, tpot_ms, dtype)
         job.check()
+        if sweep and tpot_ms is not None:
+            raise decide.DecideError("--sweep sets TPOT itself (1000 / tokens/s per user): leave out --tpot-ms")
         ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)
         with progress.shown(COPYING, quiet):
             con = _private_copy(workspace_for(data_dir, warehouse), ownership)
             workload_id = decide.add_demand(con, job)
+            if sweep:
+                add_sweep(con, workload_id)
             progress.stage("rebuilding estimates with your demand")
             decide.rebuild(con, today())
-        _answer(con, workload_id, pricing, platforms, as_json)
+        (_sweep_answer if sweep else _answer)(con, workload_id, pricing, platforms, as_json)
     except (decide.DecideError, WhatIfError) as exc:
         _fail("serve", exc)

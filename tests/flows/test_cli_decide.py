@@ -139,3 +139,30 @@ def test_every_json_fleet_is_the_fleet_its_text_row_says(offline_data):
     assert gb200["tokens_per_s"] == pytest.approx(gb200["modelled_tokens_per_s"] / 4)
     assert (fleets[2]["fleet"], fleets[2]["modelled_gpus"], fleets[2]["replicas"]) == (
         "16x B200 (2 HGX B200 servers)", 8, 2)
+
+
+def test_serve_sweep_points_are_what_serve_answers_at_each_tpot(offline_data):
+    """The interactivity curve (issue 35, item 3): each point is the plain `serve --tpot-ms 1000/rate`
+    answer for the platform and basis, and the crossover is read off the points: the platform with the
+    lower $/M at each rate, by hand from the table."""
+    job = ["serve", "--model", "deepseek-r1", "--demand", "100000", "--input-len", "1024", "--output-len", "1024",
+           "--platforms", "gb200-nvl72,hgx-b200-8", "--pricing", "on_demand", "--json", "--data-dir", str(offline_data)]
+    answer = json.loads(gpucalc(*job, "--sweep").output)
+    points = {(p["tokens_per_s_per_user"], p["platform_id"]): p for p in answer["points"]}
+    assert answer["tokens_per_s_per_user"] == [10, 20, 35, 50, 75, 100, 125, 150]
+    plain = json.loads(gpucalc(*job, "--tpot-ms", str(1000 / 75)).output)
+    for choice in plain["choices"]:
+        if choice["platform_id"]:
+            point = points[(75, choice["platform_id"])]
+            assert (point["usd_per_mtok"], point["tokens_per_s_per_gpu"], point["fleet_gpus"], point["layout"]) == (
+                choice["usd_per_mtok"], pytest.approx(choice["tokens_per_s_per_gpu"]), choice["n_gpus"],
+                choice["layout"])
+    cheaper = ["gb200-nvl72" if points[(r, "gb200-nvl72")]["usd_per_mtok"] < points[(r, "hgx-b200-8")]["usd_per_mtok"]
+               else "hgx-b200-8" for r in answer["tokens_per_s_per_user"]]
+    switch = cheaper.index("gb200-nvl72")
+    assert cheaper == ["hgx-b200-8"] * switch + ["gb200-nvl72"] * (8 - switch)  # one crossover on this night
+    last_b200 = answer["tokens_per_s_per_user"][switch - 1]
+    (at_chosen,) = [c for c in answer["crossovers"] if c["provider"] is None]
+    assert at_chosen["text"] == (f"gb200-nvl72 is cheaper per token above {last_b200} tokens/s per user "
+                                 f"(hgx-b200-8 at {last_b200} and below)")
+    assert [c["provider"] for c in answer["crossovers"] if c["provider"]] == ["oci"]  # the one provider of both
