@@ -89,9 +89,8 @@ def _sweep_answer(con, workload_id: str, pricing: str, platforms: str | None, as
         named, notes = platform_ids(con, named)
         for note in notes:
             typer.echo(note, err=True)
-    else:  # every platform that meets some point, in id order
-        named = [r[0] for r in con.execute("select distinct platform_id from platform_choice "
-                                           "where list_contains(?, workload_id) order by 1", [list(ids)]).fetchall()]
+    else:
+        named = sweep.platforms_meeting(con, ids)
     rows = sweep.points(con, ids, named, bases)
     crossovers = sweep.crossovers(con, ids, rows, named, bases)
     workload = decide.workload_row(con, workload_id)

@@ -119,3 +119,9 @@ def crossovers(con: duckdb.DuckDBPyConnection, ids: dict[str, float], rows: list
         out.append({"pricing": basis, "prices": f"{provider}'s", "provider": provider,
                     "platforms": [platforms[0], other], "segments": parts, "text": segment_text(parts, rates)})
     return out
+
+
+def platforms_meeting(con: duckdb.DuckDBPyConnection, ids: dict[str, float]) -> list[str]:
+    """Every platform that meets some point of the sweep, in id order."""
+    return [r[0] for r in con.execute("select distinct platform_id from platform_choice "
+                                      "where list_contains(?, workload_id) order by 1", [list(ids)]).fetchall()]
