@@ -15,7 +15,7 @@ import polars as pl
 from reports.changes import basis_rank
 from reports.markdown import escape, page_link, table
 from reports.night import Night
-from warehouse.questions.fleet_words import fleet_words, gpu_words, system_words
+from warehouse.questions.fleet_rows import fleet_text, shape
 from warehouse.questions.plain_text import fmt_hours, fmt_number, fmt_pct, fmt_usd
 
 # The seed questions' jobs lead: the DFlash drafter training of the first seed (would B200 be
@@ -76,13 +76,12 @@ def section(workload: dict, rows: pl.DataFrame, before: pl.DataFrame, previous: 
 
 
 def fleet(row: dict) -> str:
-    """The row's GPUs in words; the platform id where the night kept no shape of it."""
-    gpus = row["fleet_gpus"] if row.get("fleet_gpus") is not None else row["n_gpus"]
-    if row.get("gpus_per_node") is None or not row.get("platform_name"):
-        return f"{gpus}x {row['platform_id']}"
-    unit = row.get("gpus_per_instance")
-    return fleet_words(gpus, gpu_words(row["gpu_id"]), system_words(row["platform_name"]), row["gpus_per_node"],
-                       row["scaleup_domain_gpus"] or 1, int(unit) if unit else None)
+    """The row's GPUs in words, from the platform shape the night kept beside it; the platform id
+    where it kept none."""
+    kept = row.get("gpus_per_node") is not None and row.get("platform_name")
+    shapes = {row["platform_id"]: shape(row["platform_name"], row["gpus_per_node"], row["scaleup_domain_gpus"])
+              } if kept else {}
+    return fleet_text(row, shapes)
 
 
 def confidence(row: dict) -> str:

@@ -17,8 +17,13 @@ def platform_shapes(con: duckdb.DuckDBPyConnection, platform_ids: list[str]) -> 
     rows = con.execute(
         "select platform_id, name, gpus_per_node, scaleup_domain_gpus from platform_spec "
         "where list_contains(?, platform_id)", [sorted(set(platform_ids))]).fetchall()
-    return {p: {"system": system_words(name), "gpus_per_node": node, "domain_gpus": domain or 1}
-            for p, name, node, domain in rows}
+    return {p: shape(name, node, domain) for p, name, node, domain in rows}
+
+
+def shape(platform_name: str, gpus_per_node: int, scaleup_domain_gpus: int | None) -> dict:
+    """One platform's shape as fleet_text reads it."""
+    return {"system": system_words(platform_name), "gpus_per_node": gpus_per_node,
+            "domain_gpus": scaleup_domain_gpus or 1}
 
 
 def fleet_gpus(row: dict) -> int:
