@@ -159,12 +159,12 @@ def price_chart(file: str, gpu: str, series: dict[tuple[str, str], list[tuple[da
     def draw() -> Figure:
         figure = _figure(4.2, legend_rows=_legend_rows(labels))
         axes = figure.add_subplot()
-        for (provider, pricing), points in lines.items():
+        for label, ((provider, pricing), points) in zip(labels, lines.items(), strict=True):
             index = providers.index(provider)
             axes.plot([d for d, _ in points], [v for _, v in points], drawstyle="steps-post",
                       marker=MARKERS[index // len(PALETTE) % len(MARKERS)], markersize=5,
                       color=PALETTE[index % len(PALETTE)], linestyle=BASIS_LINES.get(pricing, "-"), linewidth=1.2,
-                      label=labels[len(axes.get_lines())])
+                      label=label)
         axes.xaxis.set_major_locator(AutoDateLocator(minticks=3, maxticks=7))
         axes.xaxis.set_major_formatter(DateFormatter("%Y-%m-%d"))
         axes.set_xlabel("observed (UTC date)")
