@@ -20,6 +20,21 @@ with factored as (
         t_prefill_work_s / factor as t_prompt_gpu_s
     from serving_batch(pass)
 ),
+paced as (
+    -- each layout's fastest pace per token over its batches (the tail below), grouped and joined
+    -- back on its key: a window over the same key sorts every batch of every layout
+    select f.*, p.fastest_s_per_token
+    from factored f
+    join (select workload_id, platform_id, dtype, family, tp, pp, ep, disagg, case_index, band_p90,
+                 min(t_step_s / accept_len) as fastest_s_per_token
+          from factored
+          group by all) p
+      on p.workload_id is not distinct from f.workload_id and p.platform_id is not distinct from f.platform_id
+     and p.dtype is not distinct from f.dtype and p.family is not distinct from f.family
+     and p.tp is not distinct from f.tp and p.pp is not distinct from f.pp and p.ep is not distinct from f.ep
+     and p.disagg is not distinct from f.disagg and p.case_index is not distinct from f.case_index
+     and p.band_p90 is not distinct from f.band_p90
+),
 limited as (
     select
         *,
@@ -43,10 +58,9 @@ limited as (
                         output_len * ((1.0 - output_len_cv)
                                       + output_len_cv * (ln(greatest(1.0, b * occupancy)) + 0.5772
                                                          + 1.0 / (2.0 * greatest(1.0, b * occupancy)))))
-                  * min(t_step_s / accept_len) over (partition by workload_id, platform_id, dtype, family, tp, pp, ep,
-                                                                  disagg, case_index, band_p90)
+                  * fastest_s_per_token
              else 0 end as t_tail_s
-    from factored
+    from paced
 ),
 per_layout as (
     -- throughput grows with the batch while memory and latency allow, so the best batch is the
@@ -147,7 +161,7 @@ offline_bound as (
     select c.* replace (least(c.tokens_per_s, coalesce(o.tokens_per_s, c.tokens_per_s)) as tokens_per_s)
     from chosen c
     left join (
-        select v.workload_id, o.platform_id, o.dtype, o.family, o.tp, o.pp, o.ep, o.disagg, o.n_gpus,
+        select v.workload_id, o.platform_id, o.dtype, o.family, o.tp, o.pp, o.ep, o.disagg, o.n_gpus, o.case_index,
                min(o.tokens_per_s) as tokens_per_s
         from chosen o
         join workload_spec w on w.workload_id = o.workload_id and w.scenario = 'Offline'
@@ -159,9 +173,14 @@ offline_bound as (
          and coalesce(v.spec_accept_len, 1) = coalesce(w.spec_accept_len, 1)
         where o.case_index is null and o.fits
         group by all
-    ) o on c.case_index is null
-       and (o.workload_id, o.platform_id, o.dtype, o.family, o.tp, o.pp, o.ep, o.disagg, o.n_gpus)
-           = (c.workload_id, c.platform_id, c.dtype, c.family, c.tp, c.pp, c.ep, c.disagg, c.n_gpus)
+    -- one condition per column, each between both sides, so the join hashes them (a row of them
+    -- compared whole, or a condition on one side, is joined pair by pair); `is not distinct from`
+    -- matches as comparing the rows whole did, and o.case_index is null: only estimates match
+    ) o on o.case_index is not distinct from c.case_index
+       and o.workload_id is not distinct from c.workload_id and o.platform_id is not distinct from c.platform_id
+       and o.dtype is not distinct from c.dtype and o.family is not distinct from c.family
+       and o.tp is not distinct from c.tp and o.pp is not distinct from c.pp and o.ep is not distinct from c.ep
+       and o.disagg is not distinct from c.disagg and o.n_gpus is not distinct from c.n_gpus
 ),
 fleet as (
     -- a job with a demand runs whole replicas for its decode rate, and whole replicas of
