@@ -64,7 +64,7 @@ def nightly(
         )
         story.info("warehouse %s: %s", shown, {k: v for k, v in summary.items() if not isinstance(v, list | dict)})
         with console.after_the_write("writing its report"):  # a failure now leaves the night in the warehouse
-            path, markdown, top_options, kept = publish_report(
+            path, markdown, per_basis, kept = publish_report(
                 workspace.warehouse, str(workspace.reports_dir), day, night_failed=summary["status"] == "failed"
             )
         story.info("report %s", path)
@@ -76,10 +76,11 @@ def nightly(
     create_markdown_artifact(
         markdown=markdown, key="gpucalc-nightly-report", description=f"gpucalc report {day.isoformat()}"
     )
-    if top_options:  # keys: lowercase letters, digits and dashes, the same every night
+    if per_basis:  # keys: lowercase letters, digits and dashes, the same every night
         create_table_artifact(
-            table=top_options, key="gpucalc-top-options",
-            description=f"cheapest and fastest option per workload, {day.isoformat()}",
+            table=per_basis, key="gpucalc-cheapest-per-basis",
+            description=f"each job's cheapest option per price basis and its change since the night before, "
+                        f"{day.isoformat()}",
         )
     if kept:
         print(kept)

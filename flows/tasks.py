@@ -84,11 +84,11 @@ def publish_report(
     warehouse: str, reports_dir: str, run_date: date, night_failed: bool = False
 ) -> tuple[str, str, list[dict], str | None]:
     """Render the dated report (pages, charts, HTML) and the history; returns (index.md path, the
-    index as a Prefect artifact's markdown, the top options per workload as table rows, and the run
+    index as a Prefect artifact's markdown, the front page's table per job and price basis as table rows, and the run
     id of the good report a failed night left in place, or None)."""
     from reports.render import write_report
 
     published = write_report(
         warehouse, Path(reports_dir), run_date, on_step=progress.stage, allow_missing=True, night_failed=night_failed
     )
-    return published.path, published.artifact, published.top_options, published.kept
+    return published.path, published.artifact, published.per_basis, published.kept

@@ -48,12 +48,10 @@ def section(workload: dict, rows: pl.DataFrame, before: pl.DataFrame, previous: 
             page: str) -> list[str]:
     """The job's heading, its table and the measured baseline if there is one."""
     out = [f"### {page_link(workload['name'], page)}\n"]
-    shown = basis_rows(rows)
+    shown, cells = basis_cells(workload, rows, before, previous)
     if not shown:
         return out + ["No priced option fits this job tonight.\n"]
     serving = workload["kind"] == "serving"
-    was = {(r["choice"], r["pick"]): r for r in before.iter_rows(named=True)} if before.height else {}
-    cells = [_cells(r, was.get((r["choice"], r["pick"])), previous, serving) for r in shown]
     since = f"since {previous.run_date}" if previous else "since the night before"
     columns = {"basis": ("basis", None), "fleet": ("platform and GPUs", None), "provider": ("provider", None)}
     if serving:
@@ -73,6 +71,34 @@ def section(workload: dict, rows: pl.DataFrame, before: pl.DataFrame, previous: 
     if baseline:
         out.append(escape(_baseline(baseline, serving)) + "\n")
     return out
+
+
+def basis_cells(workload: dict, rows: pl.DataFrame, before: pl.DataFrame, previous: Night | None
+                ) -> tuple[list[dict], list[dict]]:
+    """The job's row per price basis and each one's cells in words, its change against `before`
+    (the previous night's rows of the job)."""
+    shown = basis_rows(rows)
+    serving = workload["kind"] == "serving"
+    was = {(r["choice"], r["pick"]): r for r in before.iter_rows(named=True)} if before.height else {}
+    return shown, [_cells(r, was.get((r["choice"], r["pick"])), previous, serving) for r in shown]
+
+
+def artifact_rows(workloads: pl.DataFrame, front_of, previous: Night | None) -> list[dict]:
+    """The front page's tables, flat, for the Prefect table artifact: per job, one row per price
+    basis, with the same words and the same change since the previous night.
+
+    `front_of(workload_id)`: the job's rows tonight and the previous night's (NightData.front_of).
+    """
+    flat = []
+    for workload in jobs(workloads):
+        rows, before = front_of(workload["workload_id"])
+        for row, cells in zip(*basis_cells(workload, rows, before, previous), strict=True):
+            hours = row.get("time_to_finish_h")
+            flat.append({"job": workload["workload_id"], "basis": cells["basis"], "platform and GPUs": cells["fleet"],
+                         "provider": cells["provider"], "hours": None if hours is None else round(hours, 3),
+                         "total cost": cells["cost"], "per million tokens": cells["per_mtok"],
+                         "change": cells["change"], "confidence": cells["confidence"]})
+    return flat
 
 
 def fleet(row: dict) -> str:

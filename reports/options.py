@@ -110,17 +110,3 @@ def rounded(value: float, figures: int) -> str:
 
 def _usd(value: float | None, figures: int) -> str:
     return "" if value is None else f"${rounded(value, figures)}"
-
-
-def top_options(options: pl.DataFrame, per_workload: int = 1) -> list[dict]:
-    """The cheapest and fastest option per workload, flat, for the Prefect table artifact."""
-    rows = []
-    for what, order in (("cheapest", RANK_ORDER), ("fastest", ["time_to_finish_h", "usd_total"])):
-        best = ranked(options, order).group_by("workload_id", maintain_order=True).head(per_workload)
-        for o in best.iter_rows(named=True):
-            rows.append({
-                "workload": o["workload_id"], "best": what, "platform": o["platform_id"], "gpus": o["n_gpus"],
-                "layout": o["layout"], "provider": o["provider"], "instance": o["instance_type"],
-                "pricing": o["pricing"], "hours": round(o["time_to_finish_h"], 3), "usd": round(o["usd_total"], 2),
-            })
-    return sorted(rows, key=lambda r: (r["workload"], r["best"]))

@@ -19,13 +19,22 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from reports import changes_page, chart_set, context, index_page, methodology_page, prices_page, queries, workload_page
+from reports import (
+    changes_page,
+    chart_set,
+    context,
+    front_table,
+    index_page,
+    methodology_page,
+    prices_page,
+    queries,
+    workload_page,
+)
 from reports.chart_png import Chart, ChartCache
 from reports.headline import night_headline
 from reports.history import write_history
 from reports.html import to_html, to_html_reusing
 from reports.night import Night, all_dates, find, newest, previous_night
-from reports.options import top_options
 
 Step = Callable[[str], None]
 
@@ -36,7 +45,7 @@ class Published:
     path: str  # the index.md
     markdown: str  # index.md as written
     artifact: str  # index.md for a Prefect artifact: no images, no links into the folder
-    top_options: list[dict] = field(default_factory=list)
+    per_basis: list[dict] = field(default_factory=list)  # the front tables, flat (front_table.artifact_rows)
     files: dict[str, bytes] = field(default_factory=dict)  # relative path -> bytes
     charts: dict[str, Chart] = field(default_factory=dict)
     kept: str | None = None  # a failed night left the day's good report in place: that report's run id
@@ -141,7 +150,8 @@ def write_report(location: str, reports_dir: Path, run_date: date | None = None,
             folders = [reports_dir / day.isoformat()]  # this night's last build, then last night's
             folders += [reports_dir / earlier.run_date.isoformat()] if earlier else []
             files, data = build(con, night, on_step, ChartCache(folders))
-            top, charts = top_options(data.options), data.charts
+            top = front_table.artifact_rows(data.workloads, data.front_of, data.changes.previous)
+            charts = data.charts
         folder = reports_dir / day.isoformat()
         kept = good_report_in(con, folder) if night_failed else None
     finally:

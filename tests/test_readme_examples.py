@@ -86,3 +86,11 @@ def test_the_first_seeds_table_holds_the_figures_whatif_prints(printed):
         assert f"{tokens.strip()} tokens/s" in output
         assert f"{faster.strip()} the speed" in output
         assert f"{cost.strip()} the cost" in output
+
+
+def test_the_first_seeds_answer_says_each_fleet_in_words(printed):
+    output = _answer(printed, "whatif")
+    assert "baseline: 4x RTX PRO 6000 WS (1 RTX PRO 6000 Blackwell workstation) [ws-rtxpro6000-4, bf16]" in output
+    assert "candidate 3: 8x B200 (1 HGX B200 server) [hgx-b200-8, bf16]" in output
+    assert ("candidate 4: 4x B200 (4 of 8 GPUs of one HGX B200 server) + 2x RTX PRO 6000 SE (2 of 8 GPUs of one "
+            "RTX PRO 6000 Blackwell server) [hgx-b200-8 + srv-rtxpro6000-8, bf16]") in output

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import struct
 
@@ -209,9 +210,11 @@ def test_a_workload_page_ranks_each_price_basis_apart_by_cost(nights):
     assert SCRIPT.strip() in files[f"workloads/{wid}.html"].decode()
 
 
-def test_the_flow_publishes_the_summary_and_the_top_options(nights):
+def test_the_flow_publishes_the_summary_and_the_cheapest_per_basis(nights):
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    from reports.markdown import escape
 
     assert nights.flow_result["report"] == str(nights.reports / "2026-11-25" / "index.md")
     with get_client(sync_client=True) as client:
@@ -219,10 +222,21 @@ def test_the_flow_publishes_the_summary_and_the_top_options(nights):
             artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[nights.flow_run_id]))
         )
     by_key = {a.key: a for a in found}
-    assert set(by_key) == {"gpucalc-nightly-report", "gpucalc-top-options"}
+    assert set(by_key) == {"gpucalc-nightly-report", "gpucalc-cheapest-per-basis"}
     assert "What changed since the previous night" in by_key["gpucalc-nightly-report"].data
     assert "![" not in by_key["gpucalc-nightly-report"].data  # images cannot be reached from Prefect's UI
-    assert by_key["gpucalc-top-options"].type == "table"
+    # the table says what the front page's tables say: per job and basis, the same words and change
+    assert by_key["gpucalc-cheapest-per-basis"].type == "table"
+    table = json.loads(by_key["gpucalc-cheapest-per-basis"].data)
+    index = (nights.reports / "2026-11-25" / "index.md").read_text()
+    assert [r["job"] for r in table][:1] == ["dflash-qwen36-27b"]  # the seed questions first
+    for row in table:  # the page escapes what the table keeps as written
+        cells = {name: escape(value) for name, value in row.items()}
+        assert f"| {cells['basis']} | {cells['platform and GPUs']} | {cells['provider']} |" in index, row
+        assert f"| {cells['change']} | {cells['confidence']} |" in index, row
+    assert {r["change"] for r in table} & {"no change"}
+    # the moved quote won on-demand somewhere the night before: the table names the old winner there
+    assert {r["basis"] for r in table if "was example-neocloud" in r["change"]} == {"on-demand"}
 
 
 def test_export_writes_the_tables(nights, tmp_path):

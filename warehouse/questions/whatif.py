@@ -14,6 +14,7 @@ from datetime import date
 import duckdb
 
 from warehouse.build.rebuild import rebuild_estimates
+from warehouse.questions.fleet_rows import fleet_text, platform_shapes
 from warehouse.questions.whatif_inputs import SideSpec, WhatIfError, apply_assumptions, check_dtype
 from warehouse.questions.whatif_price import PricePoint
 
@@ -52,6 +53,7 @@ class SideResult:
     price_basis: str = ""
     prices: dict[str, PricePoint] = field(default_factory=dict)
     peak_shares: dict[str, float] = field(default_factory=dict)  # measured: share of dense peak per stage
+    fleet: str = ""  # the side's GPUs in words, as every answer says a fleet (fleet_rows.fleet_text)
 
 
 def _one(con, sql: str, params: list) -> dict | None:
@@ -281,7 +283,21 @@ def evaluate_side(
     )
     if role:
         _add_roles(con, side, workload, spec, topo, calib["factor"], dtype)
+    side.fleet = fleet_of(con, side)
     return side
+
+
+def fleet_of(con, side: SideResult) -> str:
+    """The side's GPUs in words ("4x B200 (4 of 8 GPUs of one HGX B200 server)"), its drafters'
+    after a plus where they run on another platform."""
+    drafters = side.drafter_platform_id
+    shapes = platform_shapes(con, [side.platform_id, *([drafters] if drafters else [])])
+    words = fleet_text({"platform_id": side.platform_id, "gpu_id": side.gpu_id,
+                        "n_gpus": side.n_gpus - (side.drafter_gpus or 0)}, shapes)
+    if drafters:
+        words += " + " + fleet_text({"platform_id": drafters, "gpu_id": side.drafter_gpu_id,
+                                     "n_gpus": side.drafter_gpus}, shapes)
+    return words
 
 
 def _add_roles(con, side: SideResult, workload: dict, spec: SideSpec, topo: dict, factor: float, dtype: str) -> None:

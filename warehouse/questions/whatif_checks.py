@@ -73,7 +73,7 @@ def check_measurement(con, workload: dict, side: SideResult, spec: SideSpec) -> 
         if share > 1.0:
             need = rate * load.flop_per_token / 1e12
             raise WhatIfError(
-                f"the measured {rate:,.0f} tokens/s is more than {side.n_gpus}x {side.platform_id} can do: "
+                f"the measured {rate:,.0f} tokens/s is more than {side.fleet or side.platform_id} can do: "
                 f"{load.stage} needs {rate:,.0f} tokens/s x {load.how} = {need:,.0f} TFLOP/s on {load.gpus} GPU(s) "
                 f"of {load.platform_id}, whose dense {load.dtype} peak is {load.gpus} x {load.peak_tflops:,.0f} = "
                 f"{load.gpus * load.peak_tflops:,.0f} TFLOP/s ({share:.0%} of peak). Check --measured or "

@@ -19,13 +19,6 @@ def comparison_notes(base: SideResult, cand: SideResult) -> list[str]:
     return notes
 
 
-def _side_place(side: SideResult) -> str:
-    if side.drafter_platform_id:
-        targets = side.n_gpus - side.drafter_gpus
-        return f"{targets}x {side.platform_id} + {side.drafter_gpus}x {side.drafter_platform_id}"
-    return f"{side.n_gpus}x {side.platform_id}"
-
-
 def assumptions(
     con, workload: dict, base: SideResult, comparisons: list[Comparison], bases: tuple[str, ...]
 ) -> list[str]:
@@ -35,7 +28,7 @@ def assumptions(
         f"({workload['name']}); rates below count the same unit.",
         "Times are at the steady rate on both sides, as measured; the nightly estimates add "
         f"{assume.get('failed_work_overhead', 0):.0%} for failed and repeated work.",
-        f"Baseline: {base.tokens_per_s:,.0f} tokens/s ({base.basis}) on {_side_place(base)}, layout {base.layout}.",
+        f"Baseline: {base.tokens_per_s:,.0f} tokens/s ({base.basis}) on {base.fleet}, layout {base.layout}.",
     ]
     if base.peak_shares:
         shares = ", ".join(f"{stage} {share:.0%}" for stage, share in base.peak_shares.items())
@@ -66,7 +59,7 @@ def assumptions(
         )
     for c in comparisons:
         notes.append(
-            f"{c.candidate.label} ({_side_place(c.candidate)}): throughput {c.candidate.basis}; "
+            f"{c.candidate.label} ({c.candidate.fleet}): throughput {c.candidate.basis}; "
             f"range = the model's 90th-percentile error in the backtest; price: {c.candidate.price_note or 'none'}."
         )
     notes.append(f"Baseline price: {base.price_note or 'none'}.")

@@ -71,7 +71,8 @@ def market_point(con, workload_id: str, platform_id: str, n_gpus: int, basis: st
     if row is None and part_of_pair:
         row = estimate_row(con, None, platform_id, n_gpus, basis)
     if row is None:
-        return PricePoint(basis, "none", None, None, f"no {basis} price in the estimates for {n_gpus}x {platform_id}")
+        missing = f"no {basis} price in the estimates for {n_gpus} GPUs of {platform_id}"
+        return PricePoint(basis, "none", None, None, missing)
     # a measured duration already holds the restarts it had
     factor = 1.0 if measured else float(row["billed_time_factor"] or 1.0)
     where = f"{row['provider']} {row['instance_type']} x{row['instances']:g} ({row['region']})"

@@ -11,11 +11,9 @@ STAGE_NAMES = {"producer_rate": "target forward", "transfer_rate": "hidden state
 
 
 def _where(side: SideResult) -> str:
-    if side.drafter_platform_id:
-        targets = side.n_gpus - side.drafter_gpus
-        return (f"{targets}x {side.platform_id} [{side.gpu_id}] + {side.drafter_gpus}x {side.drafter_platform_id} "
-                f"[{side.drafter_gpu_id}], {side.dtype}")
-    return f"{side.n_gpus}x {side.platform_id} [{side.gpu_id}, {side.dtype}]"
+    """The side's GPUs in words, then the platforms as a side names them and the precision."""
+    platforms = side.platform_id + (f" + {side.drafter_platform_id}" if side.drafter_platform_id else "")
+    return f"{side.fleet} [{platforms}, {side.dtype}]"
 
 
 def _roles(side: SideResult) -> list[str]:
