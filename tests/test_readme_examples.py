@@ -94,3 +94,10 @@ def test_the_first_seeds_answer_says_each_fleet_in_words(printed):
     assert "candidate 3: 8x B200 (1 HGX B200 server) [hgx-b200-8, bf16]" in output
     assert ("candidate 4: 4x B200 (4 of 8 GPUs of one HGX B200 server) + 2x RTX PRO 6000 SE (2 of 8 GPUs of one "
             "RTX PRO 6000 Blackwell server) [hgx-b200-8 + srv-rtxpro6000-8, bf16]") in output
+
+
+def test_the_first_seeds_answer_says_where_each_verdict_flips(printed):
+    # 4 B200s at 3.4x the per-GPU price, 4.47x as fast as the 4 workstation GPUs: 3.4 / 4.47 = 0.76x
+    # the cost, cheaper up to 4.47x the price or down to 76% of the estimated speed (README: "24%")
+    assert ("stays cheaper below 4.47x the baseline's per-GPU price, or above 76% of the speed estimated "
+            "(the model 24% optimistic)") in _answer(printed, "whatif")

@@ -1,10 +1,11 @@
-"""The HTML report in a real headless Chromium: it loads, its images load, nothing errs, it is not blank.
+"""The HTML report in a real headless Chromium: it loads, its images load, nothing errs, it is not
+blank, and a laptop's first screen of the index shows the first job's table.
 
 The report folder is served on loopback by http.server in a thread; a check page served from
-memory (never written into the report) frames three pages at a phone's width and, once they
-have loaded, writes what it found into its own DOM, which `--dump-dom` prints. Chromium
-prints every console message as a CONSOLE line on stderr (`--enable-logging=stderr`); the
-server records every request's status. No network beyond 127.0.0.1.
+memory (never written into the report) frames three pages at a phone's width and the index at a
+laptop's, and once they have loaded, writes what it found into its own DOM, which `--dump-dom`
+prints. Chromium prints every console message as a CONSOLE line on stderr
+(`--enable-logging=stderr`); the server records every request's status. No network beyond 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 import pytest
 
 PHONE_WIDTH = 390
+DESK = (1400, 1000)  # the first screen of a laptop: the index's first job table must be on it
 PAGES = ("2026-11-25/index.html", "2026-11-25/workloads/dflash-qwen36-27b.html", "index.html")
 CHECK_PAGE = """<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
 {frames}
@@ -33,9 +35,12 @@ window.addEventListener("load", () => {{
   const found = Array.from(document.querySelectorAll("iframe")).map(frame => {{
     const doc = frame.contentDocument;
     const images = Array.from(doc.images);
-    return {{page: frame.getAttribute("src"), title: doc.title, images: images.length,
+    const heading = doc.querySelector("h3"), table = doc.querySelector("h3 ~ .scroll table, h3 ~ table");
+    const firstRow = table && table.rows.length > 1 ? table.rows[1].getBoundingClientRect().bottom : null;
+    return {{page: frame.getAttribute("src"), width: frame.clientWidth, title: doc.title, images: images.length,
              broken: images.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute("src")),
-             overflow: doc.documentElement.scrollWidth - frame.clientWidth}};
+             overflow: doc.documentElement.scrollWidth - frame.clientWidth,
+             firstJob: heading ? heading.textContent : null, firstRowBottom: firstRow}};
   }});
   document.getElementById("result").textContent = JSON.stringify(found);
 }});
@@ -57,6 +62,7 @@ def serve(folder: Path) -> Iterator[tuple[str, list[tuple[str, int]]]]:
     """Serve `folder` (and the check page) on 127.0.0.1; yields the base URL and the (path, status) log."""
     seen: list[tuple[str, int]] = []
     frames = "\n".join(f'<iframe src="{p}" style="width:{PHONE_WIDTH}px;height:800px"></iframe>' for p in PAGES)
+    frames += f'\n<iframe src="{PAGES[0]}" style="width:{DESK[0]}px;height:{DESK[1]}px;border:0"></iframe>'
     check = CHECK_PAGE.format(frames=frames).encode()
 
     class Handler(SimpleHTTPRequestHandler):
@@ -105,8 +111,13 @@ def test_the_html_report_loads_in_headless_chromium(nights, tmp_path):
     assert dom.returncode == 0, dom.stderr[-2000:]
     match = re.search(r'<pre id="result">(.*?)</pre>', dom.stdout, re.S)
     assert match, dom.stdout[-2000:]
-    found = {page["page"]: page for page in json.loads(match.group(1).replace("&quot;", '"'))}
+    frames = json.loads(match.group(1).replace("&quot;", '"'))
+    found = {page["page"]: page for page in frames if page["width"] == PHONE_WIDTH}
     assert set(found) == set(PAGES)
+    # on a laptop's first screen the index shows the first job's table, its first row included
+    desk = next(page for page in frames if page["width"] == DESK[0])
+    assert desk["firstJob"].startswith("DFlash drafter training for Qwen3.6-27B"), desk
+    assert desk["firstRowBottom"] is not None and desk["firstRowBottom"] <= DESK[1], desk
     for page in found.values():
         assert page["title"] and page["broken"] == [], page
         assert page["overflow"] <= 0, page  # wide tables scroll in their box; the page itself does not

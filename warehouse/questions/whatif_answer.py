@@ -13,6 +13,10 @@ class CostComparison:
     ratio: float | None  # candidate cost / baseline cost
     ratio_range: tuple[float, float] | None
     cheaper: str  # "yes" | "no" | "uncertain" | "unknown (...)"
+    # where the verdict flips: the candidate's price (per GPU-hour, or as a multiple of the
+    # baseline's) and its speed, as a share of the estimate, at which both cost the same
+    break_even_price: str = ""
+    break_even_speed: float | None = None
 
 
 @dataclass

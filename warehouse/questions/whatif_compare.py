@@ -7,6 +7,7 @@ from datetime import date
 
 import duckdb
 
+from warehouse.questions.plain_text import fmt_usd
 from warehouse.questions.whatif import SideResult, evaluate_side, platform_row, prepare
 from warehouse.questions.whatif_answer import Answer, Comparison, CostComparison
 from warehouse.questions.whatif_checks import check_measurement
@@ -33,12 +34,29 @@ def _cost(basis: str, base: SideResult, cand: SideResult) -> CostComparison:
     else:
         missing = "the baseline" if b.usd_total is None else "the candidate"
         return CostComparison(basis, None, None, f"unknown (no {basis} price for {missing})")
+    price, speed = _break_even(ratio, c, cand)
     if cand.tokens_low is None:
         # no held-out evidence for this kind of estimate: the point answer, marked as such
-        return CostComparison(basis, ratio, None, ("yes" if ratio < 1 else "no") + f" ({cand.error_basis})")
+        return CostComparison(basis, ratio, None, ("yes" if ratio < 1 else "no") + f" ({cand.error_basis})",
+                              price, speed)
     # the candidate's throughput range carries the model's error; the baseline is measured
     low, high = ratio * cand.tokens_per_s / cand.tokens_high, ratio * cand.tokens_per_s / cand.tokens_low
-    return CostComparison(basis, ratio, (low, high), _verdict(1 / high, 1 / low))
+    return CostComparison(basis, ratio, (low, high), _verdict(1 / high, 1 / low), price, speed)
+
+
+def _break_even(ratio: float, point: PricePoint, cand: SideResult) -> tuple[str, float | None]:
+    """The candidate's price and speed at which it costs what the baseline does: its cost scales
+    with its price and inversely with its speed, so both flip the verdict at 1 / ratio."""
+    if not ratio:
+        return "", None
+    if point.multiple is not None and not cand.drafter_platform_id:
+        price = f"{point.multiple / ratio:.2f}x the baseline's per-GPU price"
+    elif point.usd_per_hour and not cand.drafter_platform_id:
+        per_gpu = point.usd_per_hour / cand.n_gpus
+        price = f"{fmt_usd(per_gpu / ratio)} per GPU-hour (priced at {fmt_usd(per_gpu)})"
+    else:
+        price = f"{1 / ratio:.2f}x its price"
+    return price, ratio
 
 
 def _compare(base: SideResult, cand: SideResult, bases: tuple[str, ...]) -> Comparison:

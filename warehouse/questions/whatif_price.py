@@ -30,6 +30,8 @@ class PricePoint:
     base_gpu_hours: float | None = None
     # a given price: the basis asked for, whose market price it stands in for
     stands_in_for: str | None = None
+    # a price given as a multiple of the baseline's per-GPU price: that multiple
+    multiple: float | None = None
 
 
 def estimate_row(con, workload_id: str | None, platform_id: str, n_gpus: int, basis: str) -> dict | None:
@@ -100,11 +102,12 @@ def given_point(price: Price, basis: str, n_gpus: int, gpus_per_node: int, time_
         return PricePoint("given", "given", None, None,
                           f"{price.value:g}x the baseline's per-GPU price, in place of the {basis} price (the "
                           f"baseline has no {basis} price, so only the cost ratio is known)",
-                          base_gpu_hours=base_gpu_hours, stands_in_for=basis)
+                          base_gpu_hours=base_gpu_hours, stands_in_for=basis, multiple=price.value)
     per_gpu = price.value * base.usd_per_hour / base_n
     return PricePoint("given", "given", per_gpu * n_gpus, per_gpu * n_gpus * time_h,
                       f"{price.value:g}x the baseline's {basis} per-GPU price = {per_gpu:.2f} USD per GPU-hour, "
-                      f"in place of the {basis} price", base_gpu_hours=base_gpu_hours, stands_in_for=basis)
+                      f"in place of the {basis} price", base_gpu_hours=base_gpu_hours, stands_in_for=basis,
+                      multiple=price.value)
 
 
 def combine(parts: list[PricePoint], basis: str) -> PricePoint:

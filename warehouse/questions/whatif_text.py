@@ -75,10 +75,21 @@ def _verdicts(c: Comparison, baseline: SideResult) -> list[str]:
         span = f" ({cost.ratio_range[0]:.2f}-{cost.ratio_range[1]:.2f}x)" if cost.ratio_range else ""
         lines.append(f"  {_label(c.candidate, basis, len(c.costs)):<11} {cost.ratio:.2f}x the cost{span} -> "
                      f"cheaper? {cost.cheaper}")
+        if cost.break_even_price:
+            lines.append(f"  {'':<11} {_break_even_words(cost)}")
     if c.candidate.bottleneck != baseline.bottleneck:
         lines.append(f"  bottleneck shifts: {baseline.bottleneck} -> {c.candidate.bottleneck}")
     lines += [f"  note: {n}" for n in c.notes]
     return lines
+
+
+def _break_even_words(cost) -> str:
+    """Where the cost verdict flips, in the candidate's price and in its speed."""
+    speed = cost.break_even_speed
+    if cost.ratio < 1:
+        return (f"stays cheaper below {cost.break_even_price}, or above {speed:.0%} of the speed estimated "
+                f"(the model {1 - speed:.0%} optimistic)")
+    return f"would be cheaper below {cost.break_even_price}, or at {speed:.2f}x the speed estimated"
 
 
 def render(answer: Answer) -> str:
