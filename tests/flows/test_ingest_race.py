@@ -54,11 +54,13 @@ def test_the_warehouse_ends_at_the_corrected_version_raw_keeps_whoever_writes_la
     finally:
         holder.close()
     try:
-        second.communicate(timeout=120)
+        second_out, _ = second.communicate(timeout=120)
     finally:
         os.kill(first.pid, signal.SIGCONT)
     first.communicate(timeout=120)
     assert (first.returncode, second.returncode) == (0, 0)
+    # the plain case too: a writer started while the turn is held says it waits, then loads
+    assert "quotes_file: ok, 1 rows loaded" in second_out
     kept = (offline_copy / "raw" / "quotes_file" / DAY / "quotes.csv").read_text()
     loaded = query(offline_copy, "select usd_per_gpu_hour from price_quote where provider = 'acme'")
     assert (kept.splitlines()[-1], loaded) == ("acme,a.1x,H100 SXM,1,3.5,2026-11-20", [(3.5,)])

@@ -42,17 +42,29 @@ def with_aws_kept(data: Path) -> Path:
     return data
 
 
+@pytest.fixture(scope="module")
+def aws_kept_built(offline_data, tmp_path_factory) -> Path:
+    """The bundled warehouse with AWS's catalog kept and loaded, ingested once for the module: no
+    test touches it; each takes a copy (`aws_kept`, `aws_kept_unchanged`), cheaper than an ingest."""
+    data = tmp_path_factory.mktemp("aws_kept_built") / "data"
+    shutil.copytree(offline_data, data)
+    return with_aws_kept(data)
+
+
 @pytest.fixture
-def aws_kept(offline_copy) -> Path:
-    return with_aws_kept(offline_copy)
+def aws_kept(aws_kept_built, tmp_path) -> Path:
+    """A private copy of `aws_kept_built`, free to change."""
+    data = tmp_path / "data"
+    shutil.copytree(aws_kept_built, data)
+    return data
 
 
 @pytest.fixture(scope="module")
-def aws_kept_unchanged(offline_data, tmp_path_factory) -> Path:
-    """One such warehouse for the tests that only prove a command leaves it as it was."""
+def aws_kept_unchanged(aws_kept_built, tmp_path_factory) -> Path:
+    """One copy for the tests that only prove a command leaves it as it was: shared, since none may change it."""
     data = tmp_path_factory.mktemp("aws_kept") / "data"
-    shutil.copytree(offline_data, data)
-    return with_aws_kept(data)
+    shutil.copytree(aws_kept_built, data)
+    return data
 
 
 # --- a catalog of another cloud ------------------------------------------------------------
@@ -203,19 +215,19 @@ def run_read_only(data: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-def test_a_read_only_data_directory_is_one_sentence_and_changes_nothing(offline_copy, tmp_path):
+def test_a_read_only_data_directory_is_one_sentence_and_changes_nothing(aws_kept, tmp_path):
+    # aws_kept has a payload kept for DAY, so the replay has a day to rebuild and is refused for the folder alone
     quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
-    assert ingest(offline_copy, "quotes", quotes).exit_code == 0
-    before = files_under(offline_copy)
+    before = files_under(aws_kept)
     for args in (("ingest", "quotes", "--file", str(quotes), "--date", DAY),
                  ("replay", "--date", DAY)):
-        done = run_read_only(offline_copy, *args, "--data-dir", str(offline_copy))
+        done = run_read_only(aws_kept, *args, "--data-dir", str(aws_kept))
         assert done.returncode == 1, done.stderr
         assert done.stderr.splitlines() == [
-            f"error: gpucalc cannot write to {offline_copy} (read-only for this user); the warehouse is as it was. "
-            f"Make it writable (chmod -R u+w {offline_copy}) or pass --data-dir with a folder you can write"
+            f"error: gpucalc cannot write to {aws_kept} (read-only for this user); the warehouse is as it was. "
+            f"Make it writable (chmod -R u+w {aws_kept}) or pass --data-dir with a folder you can write"
         ], done.stderr
-        assert files_under(offline_copy) == before
+        assert files_under(aws_kept) == before
 
 
 def test_a_read_only_folder_under_raw_is_one_sentence_too(offline_copy, tmp_path, monkeypatch):

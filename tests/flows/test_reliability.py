@@ -61,9 +61,9 @@ def test_sql_reads_the_warehouse_and_nothing_else(offline_data, tmp_path, statem
 def test_sql_takes_one_statement_and_a_timeout(offline_data):
     result = gpucalc("sql", "select 1; select 2", "--data-dir", str(offline_data))
     assert result.exit_code == 2 and "one statement per call, please (2 given)" in result.output
-    result = gpucalc("sql", "select count(*) from range(100000000000)", "--timeout", "0.5",
+    result = gpucalc("sql", "select count(*) from range(100000000000)", "--timeout", "0.2",
                      "--data-dir", str(offline_data))
-    assert result.exit_code == 130 and "query stopped after 0.5 s (--timeout)" in result.output
+    assert result.exit_code == 130 and "query stopped after 0.2 s (--timeout)" in result.output
     result = gpucalc("sql", "select count(*) as gpus from gpu", "--data-dir", str(offline_data))
     assert result.exit_code == 0 and "gpus" in result.output
     for never in ("0", "-1", "nan", "inf"):  # at once, or not at all: neither is a timeout
@@ -90,7 +90,7 @@ def test_ctrl_c_stops_a_query_with_one_line(offline_data):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     _wait_until_open(process, offline_data / "warehouse.duckdb")  # past its imports
-    time.sleep(1)  # and into the query
+    time.sleep(0.3)  # and into the query, a few times what sql takes to reach it once the file is open
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
@@ -281,7 +281,7 @@ def test_a_second_writer_waits_then_refuses_with_one_sentence_and_a_run_log_row(
     quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
     try:
         result = gpucalc("ingest", "quotes", "--file", str(quotes), "--date", "2026-11-29",
-                         "--data-dir", str(offline_copy), env={"GPUCALC_WRITE_WAIT_S": "1"})
+                         "--data-dir", str(offline_copy), env={"GPUCALC_WRITE_WAIT_S": "0.5"})
     finally:
         holder.close()
     assert result.exit_code == 4
@@ -309,12 +309,6 @@ def ingest_while_the_turn_is_held(offline_copy: Path, quotes: Path, *where: str)
     out, err = process.communicate(timeout=120)
     assert process.returncode == 0, first_line + err
     return first_line, out
-
-
-def test_a_writer_that_gets_its_turn_in_time_just_waits(offline_copy, tmp_path):
-    quotes = write_quotes(tmp_path / "q.csv", "acme,a.1x,H100 SXM,1,2.5,2026-11-20")
-    first_line, out = ingest_while_the_turn_is_held(offline_copy, quotes, "--data-dir", str(offline_copy))
-    assert first_line.startswith("waiting for run") and "quotes_file: ok, 1 rows loaded" in out
 
 
 def test_writers_of_one_warehouse_from_two_data_directories_take_turns_too(offline_copy, tmp_path):
