@@ -85,9 +85,9 @@ def wait_until_up(process: subprocess.Popen | None, url: str, timeout_s: int) ->
     """Wait for the server at `url` to answer; `process`, if this process started it, ends the wait by exiting."""
     import httpx
 
-    deadline = time.monotonic() + timeout_s
     with httpx.Client() as client:
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + timeout_s  # after the client is made: a short wait still asks once
+        while True:
             if process is not None and process.poll() is not None:
                 raise RuntimeError(f"Prefect's temporary API server exited with code {process.returncode}")
             try:
@@ -95,6 +95,8 @@ def wait_until_up(process: subprocess.Popen | None, url: str, timeout_s: int) ->
                     return
             except httpx.TransportError:
                 pass
+            if time.monotonic() >= deadline:
+                break
             time.sleep(0.1)
     raise RuntimeError(f"Prefect's temporary API server did not answer within {timeout_s} s "
                        "(GPUCALC_PREFECT_STARTUP_TIMEOUT sets the wait)")

@@ -85,8 +85,9 @@ def wait_for(
         current = holder()
         if time.monotonic() >= deadline:
             who = current.describe() if current else "another gpucalc process"
+            waited = f"{wait_s:,.0f}" if wait_s >= 1 else f"{wait_s:g}"  # not "0 s" for a wait under one
             raise WarehouseBusy(
-                f"{who} is writing the warehouse; waited {wait_s:.0f} s. Try again when it has finished "
+                f"{who} is writing the warehouse; waited {waited} s. Try again when it has finished "
                 "(or wait longer with GPUCALC_WRITE_WAIT_S)."
             )
         if on_wait and current and not announced:
