@@ -17,11 +17,18 @@ from tests.flows.cli_helpers import gpucalc
 BASES = {"on_demand", "spot", "reserved_1y", "reserved_3y", "owned"}
 LLAMA = ["serve", "--model", "llama2-70b", "--input-len", "1024", "--output-len", "500", "--ttft-ms", "2000",
          "--tpot-ms", "50"]
+BOTH = ("compare", "deepseek-r1-mtp", "--platforms", "gb200-nvl72,hgx-b200-8")
 
 
-def test_compare_sets_two_platforms_side_by_side_each_choice_on_one_basis(offline_data):
-    result = gpucalc("compare", "deepseek-r1-mtp", "--platforms", "gb200-nvl72,hgx-b200-8", "--json",
-                     "--data-dir", str(offline_data))
+@pytest.fixture(scope="module")
+def both_as_json(offline_data):
+    """`compare deepseek-r1-mtp --platforms gb200-nvl72,hgx-b200-8 --json` on the bundled night: a
+    read-only answer that two tests check, each its own side of it, so it is asked once."""
+    return gpucalc(*BOTH, "--json", "--data-dir", str(offline_data))
+
+
+def test_compare_sets_two_platforms_side_by_side_each_choice_on_one_basis(both_as_json):
+    result = both_as_json
     assert result.exit_code == 0, result.output
     answer = json.loads(result.output)
     choices = answer["choices"]
@@ -123,12 +130,11 @@ def test_compare_says_a_benchmark_definition_is_not_a_job(offline_data):
     assert "No priced option fits" not in said and "No GPU fleet fits" not in said
 
 
-def test_every_json_fleet_is_the_fleet_its_text_row_says(offline_data):
+def test_every_json_fleet_is_the_fleet_its_text_row_says(offline_data, both_as_json):
     """Issue 35 item 6: the GB200 fleet is modelled at 64 GPUs (four 16-GPU replicas) and sized to
     the demand as one replica, 16 GPUs; its JSON n_gpus says 16, as its row does, and the 64 is
     named modelled_gpus. By hand: 4 trays of 4 GPUs; B200: 2 servers of 8."""
-    args = ("compare", "deepseek-r1-mtp", "--platforms", "gb200-nvl72,hgx-b200-8", "--data-dir", str(offline_data))
-    text, as_json = gpucalc(*args), gpucalc(*args, "--json")
+    text, as_json = gpucalc(*BOTH, "--data-dir", str(offline_data)), both_as_json
     assert text.exit_code == 0 and as_json.exit_code == 0, text.output
     said = [int(m) for m in re.findall(r"^    (\d+)(?: GPUs \(|x B200 \()", text.output, flags=re.M)]
     fleets = [c for c in json.loads(as_json.output)["choices"] if c["pricing"] != "api"]

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from tests.flows.cli_helpers import gpucalc, query
@@ -22,8 +25,25 @@ DAY = "2026-03-01"
 COUNTED = ("price_quote", "benchmark_result", "rejected_row", "raw_payload", "estimate", "topology_estimate")
 
 
-def counts(data: Path) -> dict[str, int]:
-    return {t: query(data, f"select count(*) from {t}")[0][0] for t in COUNTED}
+Ask = Callable[..., list[tuple]]
+
+
+@contextmanager
+def reading(data: Path) -> Iterator[Ask]:
+    """Rows of each question asked, over one read-only connection to `<data>/warehouse.duckdb`.
+
+    Opening the warehouse costs more than the counts asked of it, so a test's questions between
+    two commands share one opening; it is closed before the next command writes.
+    """
+    con = duckdb.connect(str(data / "warehouse.duckdb"), read_only=True)
+    try:
+        yield lambda sql, params=None: con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def counts(ask: Ask) -> dict[str, int]:
+    return {t: ask(f"select count(*) from {t}")[0][0] for t in COUNTED}
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +64,12 @@ def copy_of(tmp_path, aws_day) -> Path:
 
 def test_ingest_loads_the_aws_catalog_as_observed_on_the_date(aws_day):
     data, output = aws_day
-    rows = query(
-        data,
-        """select distinct usd_per_instance_hour, gpus_per_instance, usd_per_gpu_hour, gpu, observed_at
-           from price_quote where instance_type = 'p5.48xlarge' and pricing = 'on_demand'""",
-    )
+    with reading(data) as ask:
+        rows = ask("""select distinct usd_per_instance_hour, gpus_per_instance, usd_per_gpu_hour, gpu, observed_at
+                      from price_quote where instance_type = 'p5.48xlarge' and pricing = 'on_demand'""")
+        ((path, url, size, run_id),) = ask("select path, url, bytes, run_id from raw_payload")
+        logged = ask("select mode, status from run_log where run_id = ?", [run_id])
+        estimates = counts(ask)["estimate"]
     assert rows == [(55.04, 8.0, 6.88, "H100-SXM", date(2026, 3, 1))]
     # counts and the first rejected rows, with their rule, are printed
     assert "skypilot: ok, 9 rows loaded, 2 rejected from 1 kept payload(s)" in output
@@ -58,14 +79,14 @@ def test_ingest_loads_the_aws_catalog_as_observed_on_the_date(aws_day):
     kept = data / "raw" / "skypilot" / DAY / "aws_vms.csv"
     assert kept.read_bytes() == AWS.read_bytes()
     assert (kept.parent / "aws_vms.csv.meta.json").exists()
-    ((path, url, size, run_id),) = query(data, "select path, url, bytes, run_id from raw_payload")
     assert (path, url, size) == ("raw/skypilot/2026-03-01/aws_vms.csv", str(AWS), len(AWS.read_bytes()))
-    assert query(data, "select mode, status from run_log where run_id = ?", [run_id]) == [("ingest", "success")]
-    assert counts(data)["estimate"] > 0
+    assert logged == [("ingest", "success")]
+    assert estimates > 0
 
 
 def test_ingesting_the_same_file_twice_changes_nothing(copy_of, tmp_path):
-    before = counts(copy_of)
+    with reading(copy_of) as ask:
+        before = counts(ask)
     # the same catalog under SkyPilot's own file name: kept as aws_vms.csv, like the live fetch
     vms = tmp_path / "vms.csv"
     shutil.copy(AWS, vms)
@@ -73,27 +94,30 @@ def test_ingesting_the_same_file_twice_changes_nothing(copy_of, tmp_path):
                      "--data-dir", str(copy_of))
     assert result.exit_code == 0, result.output
     assert "raw/skypilot/2026-03-01/aws_vms.csv" in result.output and "replaces" not in result.output
-    assert counts(copy_of) == before
-    assert query(copy_of, "select count(*) from run_log where mode = 'ingest'")[0][0] == 2
+    with reading(copy_of) as ask:
+        assert counts(ask) == before
+        assert ask("select count(*) from run_log where mode = 'ingest'")[0][0] == 2
 
 
 def test_a_file_that_cannot_be_read_is_refused_and_touches_nothing_else(copy_of, tmp_path):
     garbage = tmp_path / "vms.csv"
     garbage.write_text("hello,world\n1,2\n")
-    before = counts(copy_of)
+    with reading(copy_of) as ask:
+        before = counts(ask)
     result = gpucalc("ingest", "skypilot", "--file", str(garbage), "--provider", "gcp", "--date", DAY,
                      "--data-dir", str(copy_of))
     assert result.exit_code == 1
     assert "could not be read as skypilot" in result.output and "required column" in result.output
-    after = counts(copy_of)
-    assert after.pop("rejected_row") == before.pop("rejected_row") + 1
-    assert after == before
-    ((rule, detail),) = query(copy_of, "select rule, detail from rejected_row where rule = 'source_unusable'")
-    assert str(garbage) in detail
+    with reading(copy_of) as ask:
+        after = counts(ask)
+        assert after.pop("rejected_row") == before.pop("rejected_row") + 1
+        assert after == before
+        ((rule, detail),) = ask("select rule, detail from rejected_row where rule = 'source_unusable'")
+        assert str(garbage) in detail
+        assert ask("select status from run_log order by started_at desc limit 1") == [("failed",)]
     assert sorted(p.name for p in (copy_of / "raw" / "skypilot" / DAY).iterdir()) == [
         "aws_vms.csv", "aws_vms.csv.meta.json"
     ]
-    assert query(copy_of, "select status from run_log order by started_at desc limit 1") == [("failed",)]
 
 
 def test_a_device_or_a_folder_is_not_a_payload_file(tmp_path):
@@ -127,10 +151,11 @@ def test_replay_rebuilds_the_day_from_the_kept_payloads_alone(aws_day, tmp_path)
     assert result.exit_code == 0, result.output
     assert "replayed 1 kept payloads for 2026-03-01" in result.output
     rows = "select * exclude (run_id, extracted_at) from price_quote order by all"
-    assert query(data, rows) == query(aws_day[0], rows)
-    assert query(data, "select mode, status from run_log") == [("replay", "success")]
     index = "select path, sha256 from raw_payload"
-    assert query(data, index) == query(aws_day[0], index)
+    with reading(data) as ask, reading(aws_day[0]) as ingested:
+        assert ask(rows) == ingested(rows)
+        assert ask("select mode, status from run_log") == [("replay", "success")]
+        assert ask(index) == ingested(index)
 
 
 def test_replay_with_a_changed_schema_fails_that_source_only_and_keeps_its_rows(copy_of):
@@ -152,14 +177,15 @@ def test_replay_with_a_changed_schema_fails_that_source_only_and_keeps_its_rows(
     assert result.exit_code == 3  # partial: one source failed, the other loaded
     assert "skypilot: failed" in result.output and "AcceleratorCount" in result.output
     assert "user_runs: ok, 1 rows loaded" in result.output
-    assert query(copy_of, "select count(*) from price_quote where source = 'skypilot'") == before
-    assert query(copy_of, "select count(*) from rejected_row where rule = 'source_unusable'") == [(1,)]
-    assert query(copy_of, "select status from run_log where mode = 'replay'") == [("partial",)]
-    assert query(copy_of, "select source, status from source_status where run_id = "
-                          "(select run_id from run_log where mode = 'replay') order by source") == [
-        ("skypilot", "failed"), ("user_runs", "ok")
-    ]
-    assert ("raw/user_runs/2026-03-01/runs.csv",) in query(copy_of, "select path from raw_payload")
+    with reading(copy_of) as ask:
+        assert ask("select count(*) from price_quote where source = 'skypilot'") == before
+        assert ask("select count(*) from rejected_row where rule = 'source_unusable'") == [(1,)]
+        assert ask("select status from run_log where mode = 'replay'") == [("partial",)]
+        assert ask("select source, status from source_status where run_id = "
+                   "(select run_id from run_log where mode = 'replay') order by source") == [
+            ("skypilot", "failed"), ("user_runs", "ok")
+        ]
+        assert ("raw/user_runs/2026-03-01/runs.csv",) in ask("select path from raw_payload")
 
 
 def test_a_kept_payload_edited_after_it_was_kept_is_not_loaded_and_says_how_to_load_it(copy_of):
@@ -269,10 +295,11 @@ def test_an_unresolved_gpu_name_is_visible_and_one_alias_line_plus_replay_recove
     alias = "alias,gpu_id,note\nHopper-80-lab,H100-SXM,our lab's name\n"
     (offline_copy / "catalog" / "gpu_alias.csv").write_text(alias)
     assert gpucalc("replay", "--date", DAY, "--data-dir", str(offline_copy)).exit_code == 0
-    assert query(offline_copy, "select instance_type, gpu from price_quote where provider = 'lab' order by 1") == [
-        ("lab.1x", "H100-SXM"), ("lab.8x", "H100-SXM")
-    ]
-    assert query(offline_copy, "select count(*) from rejected_row where rule = 'unknown_gpu'") == [(0,)]
+    with reading(offline_copy) as ask:
+        assert ask("select instance_type, gpu from price_quote where provider = 'lab' order by 1") == [
+            ("lab.1x", "H100-SXM"), ("lab.8x", "H100-SXM")
+        ]
+        assert ask("select count(*) from rejected_row where rule = 'unknown_gpu'") == [(0,)]
 
 
 def test_a_local_mlperf_results_checkout_loads_as_the_live_fetch_would(offline_copy):
