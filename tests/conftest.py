@@ -13,6 +13,7 @@ import shutil
 import sys
 import tempfile
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,19 @@ if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
     os.environ.setdefault("GPUCALC_THREADS", "1")
 
 OFFLINE_DAY = date(2026, 11, 29)
+
+
+def _typer_builds_the_command_once() -> None:
+    """typer's test runner builds the whole command tree from the app on every invoke, and the
+    tests invoke one app hundreds of times: build it once per app (a built tree keeps no state
+    between invocations, as one `gpucalc` process runs it once)."""
+    from typer import testing
+
+    if not hasattr(testing._get_command, "cache_info"):
+        testing._get_command = lru_cache(maxsize=4)(testing._get_command)
+
+
+_typer_builds_the_command_once()
 GC_THRESHOLDS = (20_000, 20, 20)
 
 # Under `-n 2 --dist loadfile` (`make test`) a file's tests run on one worker, and files that
