@@ -72,15 +72,21 @@ def night(request, tmp_path_factory) -> Night:
 def counts(warehouse: str) -> dict[str, int]:
     con = connect_reader(warehouse)
     try:
-        return {t: con.execute(f"select count(*) from {t}").fetchone()[0] for t in TABLES}
+        return counted(con)
     finally:
         con.close()
 
 
-def one(warehouse: str, sql: str):
+def counted(con) -> dict[str, int]:
+    """The rows of each of TABLES, as a reader already open sees them."""
+    return {t: con.execute(f"select count(*) from {t}").fetchone()[0] for t in TABLES}
+
+
+def answers(warehouse: str, *queries: str) -> list[list[tuple]]:
+    """Each query's rows, read through one new reader: on a lake every reader loads the catalog again."""
     con = connect_reader(warehouse)
     try:
-        return con.execute(sql).fetchall()
+        return [con.execute(sql).fetchall() for sql in queries]
     finally:
         con.close()
 
@@ -141,14 +147,14 @@ def probes(night: Night, tmp_path: Path) -> list[str]:
 
 
 def test_sql_reads_the_warehouse_and_nothing_else_on_every_backend(night, tmp_path):
-    before = counts(night.warehouse)
     listing = files(night.data)
     statements = probes(night, tmp_path)
-    # through the command, as a person would (the first probe), then the rest through the same door
-    result = gpucalc("sql", statements[0], *night.args())
-    assert result.exit_code == 2 and result.output.startswith("SQL error:"), result.output
-    con = connect_reader(night.warehouse)
+    con = connect_reader(night.warehouse)  # opened first, so it counts the warehouse as it was before
     try:
+        before = counted(con)
+        # through the command, as a person would (the first probe), then the rest through the same door
+        result = gpucalc("sql", statements[0], *night.args())
+        assert result.exit_code == 2 and result.output.startswith("SQL error:"), result.output
         for statement in statements[1:]:
             with pytest.raises(duckdb.Error):
                 con.execute(statement).fetchall()
@@ -220,9 +226,12 @@ def test_writers_land_while_a_reader_holds_the_warehouse(night, tmp_path):
     held, _ = reader.communicate("\n", timeout=60)
     assert int(held) == before  # the reader kept its night all along
     writes = 3 if other else 2
-    assert one(night.warehouse, "select count(*) from run_log")[0][0] == before + writes  # every write landed
-    assert one(night.warehouse, "select count(*) from price_quote where provider = 'acme'") == [(1,)]
-    assert one(night.warehouse, "select count(*) from benchmark_result where source = 'user_runs'") == [(1,)]
+    runs, acme, user_runs = answers(night.warehouse, "select count(*) from run_log",
+                                    "select count(*) from price_quote where provider = 'acme'",
+                                    "select count(*) from benchmark_result where source = 'user_runs'")
+    assert runs[0][0] == before + writes  # every write landed
+    assert acme == [(1,)]
+    assert user_runs == [(1,)]
 
 
 def _day(day: int):

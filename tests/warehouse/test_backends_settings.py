@@ -6,6 +6,7 @@ The full runs on each backend are in tests/flows/test_backends.py.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -66,6 +67,28 @@ def test_the_extensions_load_from_their_wheels_for_the_pinned_duckdb():
     lake.load(con, "ducklake", "sqlite_scanner", "postgres_scanner")
     loaded = {r[0] for r in con.execute("select extension_name from duckdb_extensions() where loaded").fetchall()}
     assert {"ducklake", "sqlite_scanner", "postgres_scanner"} <= loaded
+
+
+def test_an_extension_is_checked_once_per_process_and_again_when_its_file_changed(tmp_path, monkeypatch):
+    """A lake connection after the first skips DuckDB's signature check of an extension file it
+    checked, unchanged since, and then refuses unsigned extensions as any other; a changed file is
+    checked again, and a file whose code changed is refused."""
+    copy = tmp_path / "ducklake.duckdb_extension"
+    shutil.copyfile(lake.extension_path("ducklake"), copy)
+    monkeypatch.setattr(lake, "extension_path", lambda name: copy)
+    for _ in range(2):  # checked, then loaded as checked before
+        con = lake._with_extensions(["ducklake"])
+        try:
+            assert con.execute("select current_setting('allow_unsigned_extensions')").fetchone() == (False,)
+        finally:
+            con.close()
+    with copy.open("r+b") as file:  # one byte of its code changed: the signature no longer matches
+        file.seek(copy.stat().st_size // 2)
+        byte = file.read(1)[0]
+        file.seek(-1, 1)
+        file.write(bytes([byte ^ 0xFF]))
+    with pytest.raises(duckdb.IOException, match="its signature is either missing or invalid"):
+        lake._with_extensions(["ducklake"])
 
 
 def test_motherduck_without_a_token_or_a_network_is_one_sentence(tmp_path, monkeypatch):

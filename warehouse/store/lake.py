@@ -58,6 +58,37 @@ def load(con: duckdb.DuckDBPyConnection, *names: str) -> None:
         con.execute(f"load '{sql_string(str(extension_path(name)))}'")
 
 
+# DuckDB hashes an extension's whole file (tens of MB) to check its signature on every LOAD, most of
+# what opening a lake costs, yet a loaded library stays mapped and a later LOAD of the same path runs
+# that same code: so a file DuckDB checked in this process, unchanged since, is not checked again.
+_CHECKED: dict[Path, tuple[int, int, int, int]] = {}  # extension file -> its identity when checked
+
+
+def _with_extensions(names: list[str]) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with `names` loaded, each extension file checked by DuckDB once per process
+    (_CHECKED); the connection then refuses unsigned extensions, as one opened without them does."""
+    paths = [extension_path(name) for name in names]
+    identities = [_identity(path) for path in paths]
+    checked = all(_CHECKED.get(path) == identity for path, identity in zip(paths, identities, strict=True))
+    unsigned = {"allow_unsigned_extensions": True} if checked else {}
+    con = duckdb.connect(":memory:", config=settings.duckdb_config(**NO_AUTOLOAD, **unsigned))
+    try:
+        for path in paths:
+            con.execute(f"load '{sql_string(str(path))}'")
+        if checked:  # once off it cannot be turned on again: every later LOAD is checked
+            con.execute("set allow_unsigned_extensions = false")
+    except BaseException:
+        con.close()
+        raise
+    _CHECKED.update(zip(paths, identities, strict=True))
+    return con
+
+
+def _identity(path: Path) -> tuple[int, int, int, int]:
+    found = path.stat()
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
+
+
 def needed_extensions(where: Location, data_path: str | None = None) -> list[str]:
     scanner = {"sqlite": "sqlite_scanner", "postgres": "postgres_scanner"}.get(where.catalog or "")
     names = ["ducklake", *([scanner] if scanner else [])]
@@ -79,10 +110,12 @@ def connect(
             _sqlite_wal(where.catalog_file, create=not read_only)  # a reader never creates the catalog
         except sqlite3.DatabaseError as exc:
             raise _explained(where, exc) from without_secrets(exc)
-    con = duckdb.connect(":memory:", config=settings.duckdb_config(**NO_AUTOLOAD))
+    names = needed_extensions(where, data_path)
     try:
-        names = needed_extensions(where, data_path)
-        load(con, *names)
+        con = _with_extensions(names)
+    except duckdb.Error as exc:
+        raise _explained(where, exc) from without_secrets(exc)
+    try:
         con.execute(f"attach '{sql_string(where.uri)}' as {LAKE} {_options(data_path, read_only, snapshot)}")
         con.execute(f"use {LAKE}")
         chosen = _catalog_options(con)  # one catalog round trip for both questions
