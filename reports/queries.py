@@ -82,15 +82,20 @@ def _present(con, table: str) -> bool:
                             [table]).fetchone()[0])
 
 
-def refusals(con, night: Night, workload_id: str) -> pl.DataFrame:
-    """Refused layouts per platform: the GPU counts refused, the reason at the largest, where it fits."""
-    return con.execute(
-        """select platform_id, refusal_kind, list(n_gpus order by n_gpus) as gpu_counts,
+def refusals(con, night: Night) -> dict[str, pl.DataFrame]:
+    """Refused layouts per workload and platform: the GPU counts refused, the reason at the largest,
+    where it fits; asked once for the night (on a lake every query reads the catalog). A workload
+    with none maps to an empty frame of the same columns (`""` key)."""
+    frame = con.execute(
+        """select workload_id, platform_id, refusal_kind, list(n_gpus order by n_gpus) as gpu_counts,
                   arg_max(refusal, n_gpus) as reason, any_value(fits_from_gpus) as fits_from_gpus
-           from night_refusal where run_date = ? and workload_id = ?
-           group by platform_id, refusal_kind order by platform_id, refusal_kind""",
-        [night.run_date, workload_id],
+           from night_refusal where run_date = ?
+           group by workload_id, platform_id, refusal_kind order by workload_id, platform_id, refusal_kind""",
+        [night.run_date],
     ).pl()
+    parts = {key[0]: part.drop("workload_id")
+             for key, part in frame.partition_by("workload_id", as_dict=True, maintain_order=True).items()}
+    return {"": frame.clear().drop("workload_id"), **parts}
 
 
 def bottlenecks(con, night: Night) -> pl.DataFrame:

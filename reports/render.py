@@ -91,11 +91,12 @@ def _pages(con, data: context.NightData) -> dict[str, str]:
     """Every markdown page of the folder, by relative path."""
     night = data.night
     pages, workload_pages = {}, {}
+    refused = queries.refusals(con, night)
     for workload in data.workloads.iter_rows(named=True):
         wid = workload["workload_id"]
         name = f"workloads/{chart_set.slug(wid)}.md"
         workload_pages[wid] = name
-        pages[name] = workload_page.page(workload, data.options_of(wid), queries.refusals(con, night, wid),
+        pages[name] = workload_page.page(workload, data.options_of(wid), refused.get(wid, refused[""]),
                                          data.decisions_of(wid), data.platforms,
                                          night.run_date, data.charts)
     pages["index.md"] = index_page.page(data, queries.rejected(con, night), queries.unresolved_gpus(con, night),
