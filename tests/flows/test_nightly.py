@@ -5,6 +5,8 @@ from datetime import date
 import duckdb
 import pytest
 
+from tests.flows.flow_settings import flows_as_gpucalc_runs_them
+
 RUN_DATE = date(2026, 11, 29)
 TABLES = (
     "gpu",
@@ -20,7 +22,11 @@ TABLES = (
 )
 
 
-pytestmark = pytest.mark.usefixtures("prefect_harness")  # one Prefect server for the session (conftest)
+@pytest.fixture(autouse=True)
+def _prefect(prefect_harness):
+    """The run's one Prefect server (conftest), its flows run as `gpucalc run` runs them on its own."""
+    with flows_as_gpucalc_runs_them():
+        yield
 
 
 def counts(path):
@@ -35,7 +41,7 @@ def test_offline_nightly_builds_the_warehouse_and_report_and_is_idempotent(tmp_p
     from flows.nightly import nightly
 
     first = nightly(run_date=RUN_DATE, offline=True, data_dir=str(tmp_path))
-    assert first["status"] == "success"
+    assert first["status"] == "success" and first["kept"] is None
     warehouse = str(tmp_path / "warehouse.duckdb")
     report = tmp_path / "reports" / "2026-11-29" / "index.md"
     assert first["report"] == str(report)

@@ -13,8 +13,9 @@ from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
 
-import duckdb
 import pytest
+
+from tests.flows.flow_settings import flows_as_gpucalc_runs_them
 
 D0, D1, D2 = date(2026, 11, 20), date(2026, 11, 24), date(2026, 11, 25)
 HOSTILE = "8x L40S <b>|quoted|</b> [x](javascript:alert(1))"
@@ -29,6 +30,9 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="session")
 def nights(request, tmp_path_factory):
+    """The three nights, their reports and the flow run's result (this module's docstring), and a
+    reader held open on the finished warehouse, which nothing writes after, so each later connection
+    to it in this process (the tests' queries, the report's, the CLI's) finds it already open."""
     from flows.nightly import nightly
     from reports.render import write_report
     from sources.kit import raw_store
@@ -36,6 +40,7 @@ def nights(request, tmp_path_factory):
     from warehouse.loading.backfill import ingest_file
     from warehouse.loading.load import RunContext
     from warehouse.loading.writer import new_run_id, parse_kept, write_run
+    from warehouse.store.reader import connect_reader
     from warehouse.store.workspace import Workspace
 
     data = tmp_path_factory.mktemp("nights")
@@ -60,23 +65,26 @@ def nights(request, tmp_path_factory):
     ingest_file("quotes", quotes("old.csv", 4.0, OTHER), None, D0, workspace)  # backfill of an older day
     ingest_file("quotes", quotes("v2.csv", 7.2), None, D2, workspace)  # $0.90 per GPU-hour tonight
     request.getfixturevalue("prefect_harness")
-    state = nightly(run_date=D2, offline=True, data_dir=str(data), return_state=True)
+    with flows_as_gpucalc_runs_them():
+        state = nightly(run_date=D2, offline=True, data_dir=str(data), return_state=True)
     flow_result = state.result()
     night2 = folder_bytes(reports / D2.isoformat())
     night(D2)  # the same night again, on the same data
     again = write_report(warehouse, reports, D2)
-    return SimpleNamespace(
+    reader = connect_reader(warehouse)
+    yield SimpleNamespace(
         data=data, warehouse=warehouse, reports=reports, first=first, night1=night1, night2=night2, again=again,
         again_files=folder_bytes(reports / D2.isoformat()), flow_result=flow_result,
-        flow_run_id=state.state_details.flow_run_id,
+        flow_run_id=state.state_details.flow_run_id, reader=reader,
     )
+    reader.close()
 
 
 def query(nights, sql: str, params=None):
-    con = duckdb.connect(nights.warehouse, read_only=True)
+    cursor = nights.reader.cursor()
     try:
-        return con.execute(sql, params or []).fetchall()
+        return cursor.execute(sql, params or []).fetchall()
     finally:
-        con.close()
+        cursor.close()
 
 

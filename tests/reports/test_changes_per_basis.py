@@ -2,8 +2,8 @@
 between two nights moves the on-demand winner of the jobs it makes cheapest, whatever spot,
 reserved or owned cost, and the report names each move and counts it.
 
-Nights on a copy of the bundled warehouse: D1 is the copy's own night (2026-11-29, run again; an
-earlier date would be a backfill, which keeps no report snapshot), D2 the day after; both within
+Nights on a copy of the bundled warehouse: D1 is the copy's own night (2026-11-29, with its report
+snapshot; an earlier date would be a backfill, which keeps none), D2 the day after; both within
 the snapshot's 30-day freshness window (its quotes are of 2026-11-01), so its quotes rank on both."""
 
 from __future__ import annotations
@@ -37,17 +37,12 @@ def test_a_new_on_demand_quote_moves_the_on_demand_winners_it_undercuts(offline_
     from warehouse.loading.writer import new_run_id, write_run
     from warehouse.store.workspace import Workspace
 
+    # D1's night is the copy's own: D2's report compares with its snapshot, so neither it nor its report is redone
     workspace = Workspace.resolve(offline_copy)
-
-    def night(day: date) -> None:
-        write_run(Workspace.resolve(offline_copy), RunContext.new(new_run_id(day), day), "offline", [],
-                  bundled_prices=True)
-
-    night(D1)  # its report is not needed: D2's compares with the night's snapshot in the warehouse
     quotes = tmp_path / "h100.csv"
     quotes.write_text(HEADER + QUOTE)
-    assert ingest_file("quotes", quotes, None, D2, Workspace.resolve(offline_copy)).ok
-    night(D2)
+    assert ingest_file("quotes", quotes, None, D2, workspace).ok
+    write_run(workspace, RunContext.new(new_run_id(D2), D2), "offline", [], bundled_prices=True)
     write_report(workspace.warehouse, workspace.reports_dir, D2)
 
     con = duckdb.connect(workspace.warehouse, read_only=True)
