@@ -113,14 +113,22 @@ def con():
 
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """The run's one throwaway Prefect API (its own SQLite database), for every test that runs a flow."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
+    """The run's one throwaway Prefect API (its own SQLite database), for every test that runs a flow;
+    its flows run as `gpucalc run` runs them on the server it starts (flows/prefect_api.py): no
+    flow-run heartbeats, whose thread each flow waits for as it ends, and no logs shipped to it."""
+    from prefect.settings import (
+        PREFECT_API_URL,
+        PREFECT_FLOWS_HEARTBEAT_FREQUENCY,
+        PREFECT_LOGGING_TO_API_ENABLED,
+        temporary_settings,
+    )
 
     from flows import prefect_api
 
     url = prefect_starting()
     prefect_api.wait_until_up(None, url, 180)
-    with temporary_settings(updates={PREFECT_API_URL: url}):
+    with temporary_settings(updates={PREFECT_API_URL: url, PREFECT_LOGGING_TO_API_ENABLED: False,
+                                     PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield url
 
 

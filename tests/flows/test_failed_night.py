@@ -14,7 +14,6 @@ import pytest
 from sources import vast
 from tests.conftest import OFFLINE_DAY
 from tests.flows.cli_helpers import gpucalc, query
-from tests.flows.flow_settings import flows_as_gpucalc_runs_them
 from tests.sources.fakes import session_factory
 
 DAY = OFFLINE_DAY
@@ -23,8 +22,7 @@ DAY = OFFLINE_DAY
 @pytest.fixture(autouse=True)
 def _prefect(prefect_harness):
     """The run's one Prefect server (conftest), its flows run as `gpucalc run` runs them on its own."""
-    with flows_as_gpucalc_runs_them():
-        yield
+    yield
 
 
 def folder_bytes(folder: Path) -> dict[str, bytes]:

@@ -5,8 +5,6 @@ from datetime import date
 import duckdb
 import pytest
 
-from tests.flows.flow_settings import flows_as_gpucalc_runs_them
-
 RUN_DATE = date(2026, 11, 29)
 TABLES = (
     "gpu",
@@ -25,8 +23,7 @@ TABLES = (
 @pytest.fixture(autouse=True)
 def _prefect(prefect_harness):
     """The run's one Prefect server (conftest), its flows run as `gpucalc run` runs them on its own."""
-    with flows_as_gpucalc_runs_them():
-        yield
+    yield
 
 
 def counts(path):

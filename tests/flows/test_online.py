@@ -13,7 +13,6 @@ import pytest
 
 from sources import skypilot, vast
 from tests.flows.cli_helpers import query
-from tests.flows.flow_settings import flows_as_gpucalc_runs_them
 from tests.sources.fakes import session_factory, url_key
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -25,8 +24,7 @@ AWS_URL = skypilot.URL.format(version="v8", cloud="aws")
 @pytest.fixture(autouse=True)
 def _prefect(prefect_harness):
     """The run's one Prefect server (conftest), its flows run as `gpucalc run` runs them on its own."""
-    with flows_as_gpucalc_runs_them():
-        yield
+    yield
 
 
 @pytest.fixture

@@ -15,8 +15,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.flows.flow_settings import flows_as_gpucalc_runs_them
-
 D0, D1, D2 = date(2026, 11, 20), date(2026, 11, 24), date(2026, 11, 25)
 HOSTILE = "8x L40S <b>|quoted|</b> [x](javascript:alert(1))"
 HEADER = "provider,region,instance_type,gpu_name,gpus_per_instance,usd_per_instance_hour,pricing\n"
@@ -65,8 +63,7 @@ def nights(request, tmp_path_factory):
     ingest_file("quotes", quotes("old.csv", 4.0, OTHER), None, D0, workspace)  # backfill of an older day
     ingest_file("quotes", quotes("v2.csv", 7.2), None, D2, workspace)  # $0.90 per GPU-hour tonight
     request.getfixturevalue("prefect_harness")
-    with flows_as_gpucalc_runs_them():
-        state = nightly(run_date=D2, offline=True, data_dir=str(data), return_state=True)
+    state = nightly(run_date=D2, offline=True, data_dir=str(data), return_state=True)
     flow_result = state.result()
     night2 = folder_bytes(reports / D2.isoformat())
     night(D2)  # the same night again, on the same data
