@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from sources.kit.spec import Parsed
 from tests.flows.cli_helpers import gpucalc
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
+from tests.warehouse.warehouse_copies import copy_of, keep
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.loading.load import RunContext, load_benchmarks
 from warehouse.loading.reference_load import load_reference
@@ -62,8 +64,11 @@ MEASURED = [
 ]
 
 
-@pytest.fixture
-def toy(con):
+@pytest.fixture(scope="module")
+def built():
+    """The toy with the MEASURED results, built once: the test that only reads it uses it, the
+    tests that change it each a copy (`toy`)."""
+    con = db.connect(":memory:")
     load_reference(con, _catalog(), RUN)
     rows = [
         benchmark(benchmark=workload, workload_id=workload, scenario=scenario, gpu_name=gpu, gpu_count=count,
@@ -72,7 +77,22 @@ def toy(con):
     ]
     load_benchmarks(con, "test", Parsed(benchmark_frame(rows)), RUN, ["test/2026-11-29/runs.csv"])
     rebuild_estimates(con, "toy", RUN.run_date)
-    return con
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def kept(built, tmp_path_factory) -> Path:
+    """`built`, kept in a file for the copies."""
+    return keep(built, tmp_path_factory.mktemp("backtest-baseline") / "toy.duckdb")
+
+
+@pytest.fixture
+def toy(kept):
+    """A private copy of the built toy, for a test that changes it."""
+    con = copy_of(kept)
+    yield con
+    con.close()
 
 
 def _points(con) -> dict[tuple[str, str, int], tuple]:
@@ -84,8 +104,8 @@ def _points(con) -> dict[tuple[str, str, int], tuple]:
     return {row[:3]: row[3:] for row in rows}
 
 
-def test_the_naive_prediction_is_the_nearest_result_scaled_by_the_spec_ratio(toy):
-    points = _points(toy)
+def test_the_naive_prediction_is_the_nearest_result_scaled_by_the_spec_ratio(built):
+    points = _points(built)
     assert len(points) == len(MEASURED)
     # training: dense peak FLOP/s, 2000 / 1000; the neighbour at the same GPU count first
     assert points[("toy-pretrain", "TOY2", 1)] == (

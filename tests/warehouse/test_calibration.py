@@ -14,6 +14,7 @@ from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.loading.load import RunContext, load_benchmarks
 from warehouse.loading.reference_load import load_reference
+from warehouse.store import db
 
 RUN = RunContext.new("calibration", date(2026, 11, 29))
 # every copy of the toy GPU has the toy's specs, so the model rates them alike
@@ -55,32 +56,34 @@ def _catalog(min_points: int) -> dict[str, pl.DataFrame]:
     return catalog
 
 
-def _model(con, gpu: str) -> float:
-    """The uncalibrated rate of toy-offline on one GPU of that kind (efficiencies differ by family)."""
-    return con.execute(
-        "select tokens_per_s from topology_estimate where workload_id = 'toy-offline' and platform_id = ?"
-        " and n_gpus = 1",
-        [f"{gpu.lower()}-1"],
-    ).fetchone()[0]
+@pytest.fixture(scope="module")
+def rates() -> dict[str, float]:
+    """The uncalibrated rate of toy-offline on one GPU of each kind (efficiencies differ by
+    family), from the toy built once without measurements: no test's measurements or minimum
+    point count change it, so the tests share it and each builds its own warehouse once."""
+    con = db.connect(":memory:")
+    try:
+        load_reference(con, _catalog(1), RUN)
+        rebuild_estimates(con, "before", RUN.run_date)
+        return dict(con.execute(
+            "select platform_id, tokens_per_s from topology_estimate where workload_id = 'toy-offline' and n_gpus = 1"
+        ).fetchall())
+    finally:
+        con.close()
 
 
-def _measure(con, ratios: dict[str, float]) -> None:
-    """toy-offline on one GPU of each named kind ran at `ratio` x what the model says."""
+def _warehouse(con, min_points: int, ratios: dict[str, float], rates: dict[str, float]):
+    """The toy in which toy-offline on one GPU of each named kind ran at `ratio` x what the model says."""
+    load_reference(con, _catalog(min_points), RUN)
     rows = [
         benchmark(
             benchmark="toy-offline", workload_id="toy-offline", scenario="Offline", gpu_name=gpu,
-            value=ratio * _model(con, gpu), source_row=i,
+            value=ratio * rates[f"{gpu.lower()}-1"], source_row=i,
         )
         for i, (gpu, ratio) in enumerate(ratios.items(), start=1)
     ]
     load_benchmarks(con, "test", Parsed(benchmark_frame(rows)), RUN, ["test/2026-11-29/runs.csv"])
     rebuild_estimates(con, "after", RUN.run_date)
-
-
-def _warehouse(con, min_points: int, ratios: dict[str, float]):
-    load_reference(con, _catalog(min_points), RUN)
-    rebuild_estimates(con, "before", RUN.run_date)
-    _measure(con, ratios)
     return con
 
 
@@ -92,9 +95,9 @@ def choice(con, workload, platform, n_gpus=1):
     ).fetchone()
 
 
-def test_each_estimate_uses_the_most_specific_level_the_backtest_trusts(con):
+def test_each_estimate_uses_the_most_specific_level_the_backtest_trusts(con, rates):
     # one point is enough evidence here, and every GPU ran at 2x the model: every level helps
-    con = _warehouse(con, 1, {"TOY": 2.0, "TOY2": 2.0, "OTHER": 2.0})
+    con = _warehouse(con, 1, {"TOY": 2.0, "TOY2": 2.0, "OTHER": 2.0}, rates)
     assert choice(con, "toy-offline", "toy-1") == (1, "measured", pytest.approx(2.0))
     # a count nobody measured is not "measured"; one count per GPU leaves level 2 untested
     assert choice(con, "toy-offline", "toy-ws-4", 4)[:2] == (3, "calibrated")
@@ -108,18 +111,18 @@ def test_each_estimate_uses_the_most_specific_level_the_backtest_trusts(con):
     assert choice(con, "toy-pretrain", "toy-1") == (0, "default", 1.0)
 
 
-def test_a_level_the_backtest_shows_making_things_worse_is_skipped(con):
+def test_a_level_the_backtest_shows_making_things_worse_is_skipped(con, rates):
     # TOY ran at 2x the model, TOY2 at 0.5x: each predicted from the other is off by 75%, while
     # the uncalibrated model is off by 50% and 100%: the family level does not help
-    con = _warehouse(con, 1, {"TOY": 2.0, "TOY2": 0.5})
+    con = _warehouse(con, 1, {"TOY": 2.0, "TOY2": 0.5}, rates)
     trust = dict(con.execute("select level, trusted from calibration_trust where kind = 'serving:Offline'").fetchall())
     assert trust[3] is False
     assert choice(con, "toy-offline", "toy3-1") == (0, "default", 1.0)
     assert choice(con, "toy-offline", "toy2-1") == (1, "measured", pytest.approx(0.5))
 
 
-def test_fewer_points_than_the_minimum_leave_everything_uncalibrated_and_unvalidated(con):
-    con = _warehouse(con, 5, {"TOY": 2.0, "TOY2": 2.0, "OTHER": 2.0})
+def test_fewer_points_than_the_minimum_leave_everything_uncalibrated_and_unvalidated(con, rates):
+    con = _warehouse(con, 5, {"TOY": 2.0, "TOY2": 2.0, "OTHER": 2.0}, rates)
     assert choice(con, "toy-offline", "toy-1") == (1, "measured", pytest.approx(2.0))
     assert choice(con, "toy-offline", "toy3-1") == (0, "default", 1.0)
     bands = con.execute(
@@ -128,8 +131,8 @@ def test_fewer_points_than_the_minimum_leave_everything_uncalibrated_and_unvalid
     assert bands == [(0, None, "unvalidated: 3 points"), (1, None, "unvalidated: 3 points")]
 
 
-def test_the_calibrated_estimate_reproduces_the_measurement(con):
-    con = _warehouse(con, 5, {"TOY": 2.0})
+def test_the_calibrated_estimate_reproduces_the_measurement(con, rates):
+    con = _warehouse(con, 5, {"TOY": 2.0}, rates)
     measured, model = con.execute(
         """select tokens_per_s, model_tokens_per_s from topology_estimate
            where workload_id = 'toy-offline' and platform_id = 'toy-1' and n_gpus = 1"""
@@ -137,9 +140,9 @@ def test_the_calibrated_estimate_reproduces_the_measurement(con):
     assert measured == pytest.approx(2 * model)
 
 
-def test_the_backtest_predicts_a_gpu_only_from_others(con):
+def test_the_backtest_predicts_a_gpu_only_from_others(con, rates):
     # the only measured GPU has no other GPU to learn from: it cannot be backtested
-    con = _warehouse(con, 1, {"TOY": 2.0})
+    con = _warehouse(con, 1, {"TOY": 2.0}, rates)
     assert con.execute("select count(loao_factor) from backtest").fetchone()[0] == 0
     assert con.execute("select in_sample_ape from backtest").fetchone()[0] == pytest.approx(0.0)
 
@@ -209,7 +212,6 @@ def test_a_calibration_level_too_thin_for_a_band_counts_the_widest_band_its_kind
     deployments are then discounted alike and 1,203.7 / 1.62 > 1,080.7 / 1.62: 16 GPUs are the
     one replica spanning both systems. (Counted on no band at all, the unchecked systems would
     have won: 1,080.7 > 1,203.7 / 1.62.)"""
-    from warehouse.store import db
     from warehouse.store.db import model_files
 
     con = db.connect(str(offline_copy / "warehouse.duckdb"))
@@ -240,8 +242,6 @@ def test_systems_side_by_side_rent_as_separate_instances_and_a_spanning_replica_
     """A provider whose 8-GPU H100 instances are not linked to each other can run 16 GPUs of
     Llama-2-70B Offline replicas (two instances, two systems), but not Llama-3.1-405B Server's
     16-GPU replica, whose pipeline stages talk across the two systems."""
-    from warehouse.store import db
-
     con = db.connect(str(offline_copy / "warehouse.duckdb"))
     try:
         con.execute(

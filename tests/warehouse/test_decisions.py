@@ -3,12 +3,14 @@ cost per accepted output token with speculative decoding, the utilisation at whi
 renting, spot time, and instances that cannot realise a layout."""
 
 from datetime import date
+from pathlib import Path
 
 import polars as pl
 import pytest
 
 from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import toy_catalog
+from tests.warehouse.warehouse_copies import copy_of, keep
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.loading.load import RunContext
 from warehouse.loading.reference_load import load_reference
@@ -51,11 +53,26 @@ def _quote(con, instance: str, gpus: int, usd: float, pricing: str, provider: st
 
 @pytest.fixture(scope="module")
 def built():
+    """The toy with an on-demand and a spot quote, built once for the tests that only read it."""
     con = db.connect(":memory:")
     load_reference(con, _catalog(), RUN)
     _quote(con, "toy.1", 1, 1.0, "on_demand")
     _quote(con, "toy.1", 1, 0.4, "spot")
     rebuild_estimates(con, "decide", RUN.run_date)
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def kept(built, tmp_path_factory) -> Path:
+    """`built`, kept in a file for the copies."""
+    return keep(built, tmp_path_factory.mktemp("decisions") / "built.duckdb")
+
+
+@pytest.fixture
+def own(kept):
+    """A private copy of `built`, for a test that changes it: no rebuild puts `built` back after it."""
+    con = copy_of(kept)
     yield con
     con.close()
 
@@ -80,29 +97,24 @@ def test_a_serving_fleet_is_sized_to_the_demand(built):
     assert row["usd_per_mtok"] == pytest.approx(3 / 36)
 
 
-def test_a_demand_that_needs_more_gpus_than_a_fleet_may_have_is_refused_not_costed(built):
+def test_a_demand_that_needs_more_gpus_than_a_fleet_may_have_is_refused_not_costed(own):
     # toy-demand needs 3 one-GPU replicas on toy-1 (above): a cap of 3 GPUs sizes it, 2 refuses it
     # with the reason; a demand of 1e30 tokens/s is refused the same way instead of overflowing
     # the replica count's integer
-    try:
-        for cap, fits in ((3, True), (2, False)):
-            built.execute("update assumption set value = ? where name = 'max_fleet_gpus'", [cap])
-            rebuild_estimates(built, "decide", RUN.run_date)
-            ((fleet_fits, refusal),) = built.execute(
-                """select fits, refusal from topology_estimate
-                   where workload_id = 'toy-demand' and platform_id = 'toy-1' and n_gpus = 1""").fetchall()
-            assert fleet_fits is fits
-            assert refusal == (None if fits else "the demand needs a fleet of more than 2 GPUs (max_fleet_gpus)")
-        built.execute("update assumption set value = 1e7 where name = 'max_fleet_gpus'")
-        built.execute("update workload set demand_tokens_per_s = 1e30 where workload_id = 'toy-demand'")
-        rebuild_estimates(built, "decide", RUN.run_date)
-        assert built.execute("""select distinct refusal from topology_estimate where workload_id = 'toy-demand'
-                                and refusal like 'the demand%'""").fetchall() == [
-            ("the demand needs a fleet of more than 10,000,000 GPUs (max_fleet_gpus)",)]
-    finally:
-        built.execute("update assumption set value = 1e7 where name = 'max_fleet_gpus'")
-        built.execute(f"update workload set demand_tokens_per_s = {DEMAND} where workload_id = 'toy-demand'")
-        rebuild_estimates(built, "decide", RUN.run_date)
+    for cap, fits in ((3, True), (2, False)):
+        own.execute("update assumption set value = ? where name = 'max_fleet_gpus'", [cap])
+        rebuild_estimates(own, "decide", RUN.run_date)
+        ((fleet_fits, refusal),) = own.execute(
+            """select fits, refusal from topology_estimate
+               where workload_id = 'toy-demand' and platform_id = 'toy-1' and n_gpus = 1""").fetchall()
+        assert fleet_fits is fits
+        assert refusal == (None if fits else "the demand needs a fleet of more than 2 GPUs (max_fleet_gpus)")
+    own.execute("update assumption set value = 1e7 where name = 'max_fleet_gpus'")
+    own.execute("update workload set demand_tokens_per_s = 1e30 where workload_id = 'toy-demand'")
+    rebuild_estimates(own, "decide", RUN.run_date)
+    assert own.execute("""select distinct refusal from topology_estimate where workload_id = 'toy-demand'
+                          and refusal like 'the demand%'""").fetchall() == [
+        ("the demand needs a fleet of more than 10,000,000 GPUs (max_fleet_gpus)",)]
 
 
 def test_speculative_decoding_is_priced_per_accepted_token(built):
@@ -148,17 +160,13 @@ def test_buying_states_the_utilisation_at_which_it_beats_renting(built):
     assert owned["cost_vs_on_demand"] == pytest.approx(owned["usd_total"] / on_demand["usd_total"])
 
 
-def test_break_even_does_not_depend_on_the_utilisation_assumed(built):
+def test_break_even_does_not_depend_on_the_utilisation_assumed(own):
     # at 50% utilisation an owned hour of use costs twice as much; the break-even stays put
-    built.execute("update assumption set value = 0.5 where name = 'ownership_utilization'")
-    try:
-        rebuild_estimates(built, "decide", RUN.run_date)
-        owned = best(built, "toy-demand", "owned")
-        assert owned["usd_per_hour"] == pytest.approx(3 * 2 * (10000 / (5 * 8760) + 0.1))
-        assert owned["break_even_utilization"] == pytest.approx(10000 / (5 * 8760) + 0.1)
-    finally:
-        built.execute("update assumption set value = 1.0 where name = 'ownership_utilization'")
-        rebuild_estimates(built, "decide", RUN.run_date)
+    own.execute("update assumption set value = 0.5 where name = 'ownership_utilization'")
+    rebuild_estimates(own, "decide", RUN.run_date)
+    owned = best(own, "toy-demand", "owned")
+    assert owned["usd_per_hour"] == pytest.approx(3 * 2 * (10000 / (5 * 8760) + 0.1))
+    assert owned["break_even_utilization"] == pytest.approx(10000 / (5 * 8760) + 0.1)
 
 
 def test_spot_is_its_own_basis_and_a_training_job_on_it_pays_for_restarts(built):

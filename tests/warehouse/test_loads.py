@@ -2,6 +2,7 @@
 good rows load; a payload replaces exactly the rows it produced before, nothing else."""
 
 from datetime import date
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from sources.kit.contracts import PRICE_QUOTE, conform
 from sources.kit.spec import Parsed, Reject
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
+from tests.warehouse.warehouse_copies import copy_of, keep
 from warehouse.loading.load import RunContext, load_benchmarks, load_prices, record_source_failure
 from warehouse.loading.reference_load import load_reference
 from warehouse.store import db, settings
@@ -43,10 +45,23 @@ def prices(rows, schema=None):
     return Parsed(conform(frame, PRICE_QUOTE))
 
 
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory) -> Path:
+    """The toy catalog loaded once, kept in a file: each test loads into its own copy."""
+    con = db.connect(":memory:")
+    try:
+        load_reference(con, toy_catalog(), RUN)
+        return keep(con, tmp_path_factory.mktemp("loads") / "toy.duckdb")
+    finally:
+        con.close()
+
+
 @pytest.fixture
-def warehouse(con):
-    load_reference(con, toy_catalog(), RUN)
-    return con
+def warehouse(kept):
+    """A private warehouse holding the toy catalog and nothing else."""
+    con = copy_of(kept)
+    yield con
+    con.close()
 
 
 def rejects(con, table):

@@ -1,12 +1,14 @@
 """The SQL models on a toy catalog, against numbers worked out by hand in the comments."""
 
 from datetime import date
+from pathlib import Path
 
 import polars as pl
 import pytest
 
 from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import toy_catalog
+from tests.warehouse.warehouse_copies import copy_of, keep
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.loading.load import RunContext
 from warehouse.loading.reference_load import load_reference
@@ -29,10 +31,18 @@ def built():
     con.close()
 
 
+@pytest.fixture(scope="module")
+def kept(built, tmp_path_factory) -> Path:
+    """`built`, kept in a file for the copies."""
+    return keep(built, tmp_path_factory.mktemp("models") / "built.duckdb")
+
+
 @pytest.fixture
-def own_built(con):
-    """A toy warehouse of the test's own, for a test that changes it."""
-    return _built(con)
+def own_built(kept):
+    """A toy warehouse of the test's own, a copy of `built`, for a test that changes it."""
+    con = copy_of(kept)
+    yield con
+    con.close()
 
 
 def row(con, sql, params=()):

@@ -73,6 +73,14 @@ def built():
     con.close()
 
 
+@pytest.fixture(scope="module")
+def poisson():
+    """The toy warehouse with Poisson arrivals (z = 2.33), built once for the tests that only read it."""
+    con = db.connect(":memory:")
+    yield _built(con, poisson_z=2.33)
+    con.close()
+
+
 def batch_row(con, workload, family, tp, ep, b):
     frame = con.execute(
         """select * from serving_batch('calibrated') where workload_id = ? and platform_id = 'toy-ws-4' and family = ?
@@ -113,14 +121,13 @@ def test_expert_all_to_all_and_touched_experts(built):
     assert alone["t_memory_s"] == pytest.approx(6e9 * touched / 2e12 + dense + attention)
 
 
-def test_poisson_arrivals_keep_the_mean_below_the_batch(con):
+def test_poisson_arrivals_keep_the_mean_below_the_batch(poisson):
     # Server: requests in flight are Poisson; with z = 2.33 the mean m that keeps
     # m + 2.33 sqrt(m) within b = 64 is ((sqrt(2.33^2 + 4 x 64) - 2.33) / 2)^2 = 47.8905
-    built = _built(con, poisson_z=2.33)
-    r = batch_row(built, "moe-server", "ep", 1, 4, 64)
+    r = batch_row(poisson, "moe-server", "ep", 1, 4, 64)
     m = ((math.sqrt(2.33**2 + 4 * 64) - 2.33) / 2) ** 2
     assert r["occupancy"] == pytest.approx(m / 64)
-    offline = built.execute(
+    offline = poisson.execute(
         "select distinct occupancy from serving_batch('calibrated') where workload_id = 'moe-offline'")
     assert offline.fetchall() == [(1.0,)]
 
@@ -130,10 +137,10 @@ def test_the_softmax_exponentials_can_bound_attention(con):
     # second (a GPU with almost no special-function units) b = 64 takes 76.8 ms, far above
     # the 10000 FLOP x 1500 x 10 x 64 / 5e14 = 19.2 us of attention arithmetic
     catalog_rate = 1e-4  # sfu_exp_per_s_t: 1e-4 x 1e12 = 1e8 exponentials per second
-    built = _built(con)
-    built.execute("update gpu set sfu_exp_per_s_t = ?", [catalog_rate])
-    rebuild_estimates(built, "toy", RUN_DATE)
-    r = batch_row(built, "moe-server", "tp", 1, 1, 64)
+    load_reference(con, _catalog(), RunContext.new("toy", RUN_DATE))
+    con.execute("update gpu set sfu_exp_per_s_t = ?", [catalog_rate])
+    rebuild_estimates(con, "toy", RUN_DATE)
+    r = batch_row(con, "moe-server", "tp", 1, 1, 64)
     assert r["bottleneck"] == "softmax exponentials"
 
 
@@ -166,14 +173,6 @@ def test_a_finite_offline_run_pays_for_its_longest_outputs(built):
     )
     # the long outputs also hold more context on average: 1000 + 500 x (1 + 1^2) tokens
     assert chosen["tokens_per_s"] < same["tokens_per_s"]
-
-
-@pytest.fixture(scope="module")
-def poisson():
-    """The toy warehouse with Poisson arrivals (z = 2.33), built once."""
-    con = db.connect(":memory:")
-    yield _built(con, poisson_z=2.33)
-    con.close()
 
 
 # A 1000-token prompt on one toy GPU (1000 TFLOP/s at 0.5): always-active and expert GEMMs,
@@ -271,9 +270,8 @@ def test_no_server_result_exceeds_the_offline_result_of_its_layout(con):
     assert measured_system <= 5000.0 * (1 + 1e-9)
 
 
-def test_every_published_serving_estimate_meets_its_latency_limits(con):
-    built = _built(con, poisson_z=2.33)
-    rows = built.execute(
+def test_every_published_serving_estimate_meets_its_latency_limits(poisson):
+    rows = poisson.execute(
         """select t.workload_id, t.tpot_ms, t.ttft_ms, w.tpot_ms as tpot_limit, w.ttft_ms as ttft_limit,
                   t.tokens_per_s, t.batch, t.dp, t.t_step_s / coalesce(w.spec_accept_len, 1.0)
            from topology_estimate t join workload w using (workload_id)
@@ -322,31 +320,29 @@ def test_a_measured_latency_bound_result_is_published_at_its_measurement_within_
     assert tpot_ms <= 40.0
 
 
-def test_the_backtest_predicts_a_latency_bound_point_as_the_calibrated_choice_would_publish_it():
+def test_the_backtest_predicts_a_latency_bound_point_as_the_calibrated_choice_would_publish_it(offline_copy):
     """Llama-2-70B Server on 8 L40S, held out: the factor learnt from the other accelerators
     (about 0.90) slows every step, so the estimate's calibrated choice takes a smaller batch
     within TPOT 200 ms than the uncalibrated one. The backtest predicts that choice's rate
     (calibration_rates), not the uncalibrated rate times the factor; here it is checked against
-    serving_choice itself."""
-    from sources.kit.clock import today
-    from warehouse.build.rebuild import rebuild_estimates
-    from warehouse.questions.scratch import scratch_copy
-
-    con = scratch_copy(None)
-    rebuild_estimates(con, "backtest", today())
-    predicted, factor, model = con.execute(
-        """select loao_predicted_per_gpu, loao_factor, model_per_gpu from backtest
-           where workload_id = 'llama2-70b-server' and gpu_id = 'L40S' and gpu_count = 8
-           order by source_row limit 1""").fetchone()
-    con.execute("create or replace table serving_scope_calibrated as select 'llama2-70b-server' as workload_id, "
-                "'l40s-8' as platform_id")
-    con.execute("create or replace table serving_factor_calibrated as select 'llama2-70b-server' as workload_id, "
-                "'l40s-8' as platform_id, 8 as n_gpus, ? as factor, null::integer as case_index, "
-                "null::double as band_p90", [factor])
-    chosen = con.execute(
-        """select tokens_per_s / n_gpus from serving_choice('calibrated')
-           where workload_id = 'llama2-70b-server' and platform_id = 'l40s-8' and n_gpus = 8
-             and dtype = 'fp8'""").fetchone()[0]
+    serving_choice itself, in a copy of the bundled warehouse."""
+    con = db.connect(str(offline_copy / "warehouse.duckdb"))
+    try:
+        predicted, factor, model = con.execute(
+            """select loao_predicted_per_gpu, loao_factor, model_per_gpu from backtest
+               where workload_id = 'llama2-70b-server' and gpu_id = 'L40S' and gpu_count = 8
+               order by source_row limit 1""").fetchone()
+        con.execute("create or replace table serving_scope_calibrated as select 'llama2-70b-server' as workload_id, "
+                    "'l40s-8' as platform_id")
+        con.execute("create or replace table serving_factor_calibrated as select 'llama2-70b-server' as workload_id, "
+                    "'l40s-8' as platform_id, 8 as n_gpus, ? as factor, null::integer as case_index, "
+                    "null::double as band_p90", [factor])
+        chosen = con.execute(
+            """select tokens_per_s / n_gpus from serving_choice('calibrated')
+               where workload_id = 'llama2-70b-server' and platform_id = 'l40s-8' and n_gpus = 8
+                 and dtype = 'fp8'""").fetchone()[0]
+    finally:
+        con.close()
     assert factor < 0.95
     assert predicted == pytest.approx(chosen, rel=1e-9)
     assert predicted / (model * factor) < 0.99  # a smaller batch: below the linear scaling

@@ -6,12 +6,14 @@ import json
 import math
 import shutil
 from datetime import date
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
 from pyarrow import feather
 
 from tests.warehouse.test_topology_inputs import toy_warehouse
+from tests.warehouse.warehouse_copies import copy_of, keep
 from warehouse.build import rebuild, topology_cache, topology_inputs
 from warehouse.loading.load import RunContext
 from warehouse.store import db
@@ -43,12 +45,23 @@ def contents(con) -> dict[str, tuple]:
 
 
 @pytest.fixture(scope="module")
-def kept(tmp_path_factory):
+def loaded(tmp_path_factory) -> Path:
+    """The toy warehouse loaded and not yet rebuilt (toy_warehouse), kept in a file: each
+    warehouse below is a copy of it rather than a load of the toy again."""
+    con = toy_warehouse(RUN)
+    try:
+        return keep(con, tmp_path_factory.mktemp("loaded") / "toy.duckdb")
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def kept(loaded, tmp_path_factory):
     """A cache holding the toy's topology tables, and what computing them gave."""
     folder = tmp_path_factory.mktemp("topology-cache")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GPUCALC_CACHE_DIR", str(folder))
-        con = toy_warehouse(RUN)
+        con = copy_of(loaded)
         rebuild.rebuild_estimates(con, RUN.run_id, RUN.run_date)
         digest, _ = topology_inputs.check(con, db.model_files())
         computed = contents(con)
@@ -67,18 +80,19 @@ def cache_copy(kept, tmp_path, monkeypatch):
     return copy / topology_cache.KIND / entry.name
 
 
-def test_another_warehouse_with_the_same_inputs_copies_every_row_computing_gives(kept, cache_copy, monkeypatch):
+def test_another_warehouse_with_the_same_inputs_copies_every_row_computing_gives(kept, loaded, cache_copy,
+                                                                                   monkeypatch):
     assert {p.name for p in cache_copy.iterdir()} == (
         {f"{t}.arrow" for t in topology_cache._tables(TOPOLOGY)} | {topology_cache.MANIFEST})
-    con = toy_warehouse(RUN)
+    con = copy_of(loaded)
     assert not rebuilt(con, monkeypatch)
     assert contents(con) == kept[3]
     # and remembers the inputs, as a computing rebuild does: the next rebuild keeps the tables
     assert topology_inputs.check(con, db.model_files()) == (kept[2], True)
 
 
-def test_another_warehouse_with_other_inputs_computes_them(kept, cache_copy, monkeypatch):
-    con = toy_warehouse(RUN)
+def test_another_warehouse_with_other_inputs_computes_them(kept, loaded, cache_copy, monkeypatch):
+    con = copy_of(loaded)
     con.execute("update gpu set mem_bw_tbps = mem_bw_tbps * 0.9")
     assert rebuilt(con, monkeypatch)
     assert contents(con) != kept[3]
@@ -105,9 +119,9 @@ def _sql_for_a_type(entry):
     path.write_text(json.dumps(manifest))
 
 
-def test_a_damaged_entry_is_a_miss_and_the_rebuild_computes(kept, cache_copy, monkeypatch):
+def test_a_damaged_entry_is_a_miss_and_the_rebuild_computes(kept, loaded, cache_copy, monkeypatch):
     _truncated(cache_copy)
-    con = toy_warehouse(RUN)
+    con = copy_of(loaded)
     assert rebuilt(con, monkeypatch)
     assert contents(con) == kept[3]
 

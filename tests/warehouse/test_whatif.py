@@ -52,6 +52,16 @@ def seed_answer(seed):
     return seed[1]
 
 
+@pytest.fixture(scope="module")
+def unmeasured():
+    """A private copy of the bundled warehouse for the questions asked without a measurement:
+    each adds only the sides it asks about to the copy's requests, which change no other
+    question's answer, so they share one copy."""
+    con = scratch_copy(None)
+    yield con
+    con.close()
+
+
 def test_baseline_is_the_measurement(seed_answer):
     base = seed_answer.baseline
     assert base.measured and base.tokens_per_s == SEED_TOKENS_PER_S
@@ -193,11 +203,11 @@ def test_candidates_can_run_in_another_dtype_while_the_baseline_keeps_its_own():
                                           "in BF16")
 
 
-def test_a_serving_side_is_the_published_choice_that_meets_its_latency_limit():
+def test_a_serving_side_is_the_published_choice_that_meets_its_latency_limit(unmeasured):
     """Llama-2-70B Interactive (TPOT 40 ms) on 8 MI300X, calibrated at about 0.51 of the documented
     efficiencies: the batch chosen before calibration would run at about 74 ms per token once
     the factor slows every step. A side is the published estimate, whose batch meets 40 ms."""
-    con = scratch_copy(None)
+    con = unmeasured
     result = answer(con, "llama2-70b-interactive", SideSpec.parse("hgx-h100-8:8"),
                     [SideSpec.parse("mi300x-8:8")], run_date=today())
     side = result.comparisons[0].candidate
@@ -213,13 +223,12 @@ def test_a_serving_side_is_the_published_choice_that_meets_its_latency_limit():
     assert side.layout.endswith(f"batch {batch}")
 
 
-def test_a_serving_side_of_whole_systems_serves_that_many_times_one():
+def test_a_serving_side_of_whole_systems_serves_that_many_times_one(unmeasured):
     """24 H100s on Llama-2-70B Offline are three 8-GPU systems full of replicas, which need no link
     between them: three times the 8-GPU estimate, with its calibration ("measured": the bundled
     16- and 32-GPU MLPerf results ran as such systems). No spanning layout reaches 24 GPUs, so
     this count had no layout at all before."""
-    con = scratch_copy(None)
-    result = answer(con, "llama2-70b-offline", SideSpec.parse("hgx-h100-8:8"),
+    result = answer(unmeasured, "llama2-70b-offline", SideSpec.parse("hgx-h100-8:8"),
                     [SideSpec.parse("hgx-h100-8:24")], run_date=today())
     eight, twenty_four = result.baseline, result.comparisons[0].candidate
     assert twenty_four.tokens_per_s == pytest.approx(3 * eight.tokens_per_s, rel=1e-12)

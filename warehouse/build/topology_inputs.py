@@ -20,11 +20,12 @@ import duckdb
 from warehouse.build.manifest import manifest
 from warehouse.store.db import defined_by, objects, schema_files
 
-# Base tables the topology models never read: what a price load, a run or its log writes, and
-# the history the later models keep.
+# Base tables the topology models never read: what a price load, a run or its log writes, how
+# providers link the instances they rent (read only where quotes are priced), and the history
+# the later models keep.
 NOT_TOPOLOGY_INPUTS = frozenset({
-    "raw_payload", "price_quote", "api_price", "rejected_row", "run_log", "source_status", "baseline_load",
-    "estimate_daily",
+    "raw_payload", "price_quote", "api_price", "provider_capacity", "rejected_row", "run_log", "source_status",
+    "baseline_load", "estimate_daily",
 })
 NOT_TOPOLOGY_PREFIXES = ("night_",)
 # Lineage stamped on every load: a reload of the same rows changes it, and no topology model reads it.
