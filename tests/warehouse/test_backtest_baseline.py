@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -14,7 +13,6 @@ import pytest
 from sources.kit.spec import Parsed
 from tests.flows.cli_helpers import gpucalc
 from tests.warehouse.toy_catalog import benchmark, benchmark_frame, toy_catalog
-from tests.warehouse.warehouse_copies import copy_of, keep
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.loading.load import RunContext, load_benchmarks
 from warehouse.loading.reference_load import load_reference
@@ -67,7 +65,7 @@ MEASURED = [
 @pytest.fixture(scope="module")
 def built():
     """The toy with the MEASURED results, built once: the test that only reads it uses it, the
-    tests that change it each a copy (`toy`)."""
+    tests that change it each a copy (`own`, tests/warehouse/conftest.py)."""
     con = db.connect(":memory:")
     load_reference(con, _catalog(), RUN)
     rows = [
@@ -77,20 +75,6 @@ def built():
     ]
     load_benchmarks(con, "test", Parsed(benchmark_frame(rows)), RUN, ["test/2026-11-29/runs.csv"])
     rebuild_estimates(con, "toy", RUN.run_date)
-    yield con
-    con.close()
-
-
-@pytest.fixture(scope="module")
-def kept(built, tmp_path_factory) -> Path:
-    """`built`, kept in a file for the copies."""
-    return keep(built, tmp_path_factory.mktemp("backtest-baseline") / "toy.duckdb")
-
-
-@pytest.fixture
-def toy(kept):
-    """A private copy of the built toy, for a test that changes it."""
-    con = copy_of(kept)
     yield con
     con.close()
 
@@ -124,18 +108,18 @@ def test_the_naive_prediction_is_the_nearest_result_scaled_by_the_spec_ratio(bui
     assert points[("toy-lora", "TOY", 1)] == (TRAINING, "dense peak FLOP/s", None, None, None, None)
 
 
-def test_a_prefill_heavy_serving_workload_scales_by_flops_and_fp8_weights_halve_the_bytes(toy):
-    toy.execute("update workload set input_len = 4000 where workload_id = 'toy-offline'")
-    _rerun_baseline(toy)
-    assert _points(toy)[("toy-offline", "TOY2", 1)][1:4] == ("dense peak FLOP/s", "TOY", 1)
-    assert _points(toy)[("toy-offline", "TOY2", 1)][4] == pytest.approx(1000 * 2.0)
+def test_a_prefill_heavy_serving_workload_scales_by_flops_and_fp8_weights_halve_the_bytes(own):
+    own.execute("update workload set input_len = 4000 where workload_id = 'toy-offline'")
+    _rerun_baseline(own)
+    assert _points(own)[("toy-offline", "TOY2", 1)][1:4] == ("dense peak FLOP/s", "TOY", 1)
+    assert _points(own)[("toy-offline", "TOY2", 1)][4] == pytest.approx(1000 * 2.0)
     # decode-bound again, with TOY's result in FP8: it streamed half the bytes per weight of
     # TOY2's BF16, so TOY2 is predicted at 1.5x the bandwidth for twice the bytes
-    toy.execute("update workload set input_len = 250 where workload_id = 'toy-offline'")
-    toy.execute("""update case_layout set run_dtype = 'fp8'
+    own.execute("update workload set input_len = 250 where workload_id = 'toy-offline'")
+    own.execute("""update case_layout set run_dtype = 'fp8'
                    where workload_id = 'toy-offline' and gpu_id = 'TOY' and source = 'test'""")
-    _rerun_baseline(toy)
-    assert _points(toy)[("toy-offline", "TOY2", 1)][4] == pytest.approx(1000 * 1.5 / 2)
+    _rerun_baseline(own)
+    assert _points(own)[("toy-offline", "TOY2", 1)][4] == pytest.approx(1000 * 1.5 / 2)
 
 
 def _rerun_baseline(con) -> None:
@@ -169,9 +153,9 @@ def _hand_made_errors(con) -> None:
     _rerun_baseline(con)
 
 
-def test_coverage_counts_the_points_inside_the_band_of_the_level_they_used(toy):
-    _hand_made_errors(toy)
-    found = figures(toy)["baseline_and_coverage"]
+def test_coverage_counts_the_points_inside_the_band_of_the_level_they_used(own):
+    _hand_made_errors(own)
+    found = figures(own)["baseline_and_coverage"]
     by_class = {row["name"]: row for row in found["per class"]}
     training = by_class[TRAINING]
     # pretrain at level 0 (p50 10%, p90 40%): 5% in both, 15% in p90 only, 50% in neither;
@@ -187,13 +171,13 @@ def test_coverage_counts_the_points_inside_the_band_of_the_level_they_used(toy):
     [every] = found["every point"]
     assert (every["points"], every["p90_band_points"], every["within_p50"], every["within_p90"],
             every["no_band"]) == (6, 4, 1, 3, 2)
-    text = render_figures(figures(toy))
+    text = render_figures(figures(own))
     assert "no band earned" in text and "   1/4     25.0%" in text and "   3/4     75.0%" in text
 
 
-def test_the_model_and_the_baseline_are_compared_on_the_same_points(toy):
-    _hand_made_errors(toy)
-    by_kind = {row["name"]: row for row in figures(toy)["baseline_and_coverage"]["per workload kind"]}
+def test_the_model_and_the_baseline_are_compared_on_the_same_points(own):
+    _hand_made_errors(own)
+    by_kind = {row["name"]: row for row in figures(own)["baseline_and_coverage"]["per workload kind"]}
     lora, pretrain = by_kind["finetune_lora"], by_kind["pretrain"]
     assert (lora["points"], lora["baseline_points"], lora["no_baseline"], lora["baseline_median"]) == (1, 0, 1, None)
     assert lora["model_median"] == pytest.approx(0.08) and lora["model_median_on_baseline"] is None

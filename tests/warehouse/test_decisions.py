@@ -3,14 +3,12 @@ cost per accepted output token with speculative decoding, the utilisation at whi
 renting, spot time, and instances that cannot realise a layout."""
 
 from datetime import date
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import toy_catalog
-from tests.warehouse.warehouse_copies import copy_of, keep
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.loading.load import RunContext
 from warehouse.loading.reference_load import load_reference
@@ -59,20 +57,6 @@ def built():
     _quote(con, "toy.1", 1, 1.0, "on_demand")
     _quote(con, "toy.1", 1, 0.4, "spot")
     rebuild_estimates(con, "decide", RUN.run_date)
-    yield con
-    con.close()
-
-
-@pytest.fixture(scope="module")
-def kept(built, tmp_path_factory) -> Path:
-    """`built`, kept in a file for the copies."""
-    return keep(built, tmp_path_factory.mktemp("decisions") / "built.duckdb")
-
-
-@pytest.fixture
-def own(kept):
-    """A private copy of `built`, for a test that changes it: no rebuild puts `built` back after it."""
-    con = copy_of(kept)
     yield con
     con.close()
 

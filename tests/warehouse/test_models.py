@@ -1,14 +1,12 @@
 """The SQL models on a toy catalog, against numbers worked out by hand in the comments."""
 
 from datetime import date
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 from tests.flows.cli_helpers import query
 from tests.warehouse.toy_catalog import toy_catalog
-from tests.warehouse.warehouse_copies import copy_of, keep
 from warehouse.build.rebuild import rebuild_estimates
 from warehouse.loading.load import RunContext
 from warehouse.loading.reference_load import load_reference
@@ -28,20 +26,6 @@ def built():
     """The toy warehouse, built once for the tests that only read it (a rebuild is ~0.7 s)."""
     con = db.connect(":memory:")
     yield _built(con)
-    con.close()
-
-
-@pytest.fixture(scope="module")
-def kept(built, tmp_path_factory) -> Path:
-    """`built`, kept in a file for the copies."""
-    return keep(built, tmp_path_factory.mktemp("models") / "built.duckdb")
-
-
-@pytest.fixture
-def own_built(kept):
-    """A toy warehouse of the test's own, a copy of `built`, for a test that changes it."""
-    con = copy_of(kept)
-    yield con
     con.close()
 
 
@@ -184,26 +168,26 @@ def test_role_pipeline_enumerates_every_split_and_keeps_the_slowest_stage(built)
     assert (best["producers"], best["consumers"]) == (4, 4)
 
 
-def test_managed_api_baseline_counts_the_input_tokens_too(own_built):
-    own_built.execute(
+def test_managed_api_baseline_counts_the_input_tokens_too(own):
+    own.execute(
         "insert into api_price values ('toy-10b', 'acme-api', 1.0, 2.0, '2026-11-01', 'hand-made', null)"
     )
-    api = row(own_built, "select * from api_baseline where workload_id = 'toy-offline'")
+    api = row(own, "select * from api_baseline where workload_id = 'toy-offline'")
     # 2.00 per M output + 1.00 per M input x 1000 input / 1000 output tokens
     assert api["api_usd_per_mtok_output"] == pytest.approx(3.0)
 
 
-def test_a_model_that_does_not_fit_is_refused_with_the_reason(own_built):
+def test_a_model_that_does_not_fit_is_refused_with_the_reason(own):
     # 10B serving weights alone are 20 GB; shrink the GPU so nothing fits and check the refusal
-    own_built.execute("update gpu set memory_usable_gb = 10")
-    rebuild_estimates(own_built, "toy", RUN_DATE)
-    r = row(own_built, "select * from topology_estimate where workload_id = 'toy-offline' and platform_id = 'toy-1'")
+    own.execute("update gpu set memory_usable_gb = 10")
+    rebuild_estimates(own, "toy", RUN_DATE)
+    r = row(own, "select * from topology_estimate where workload_id = 'toy-offline' and platform_id = 'toy-1'")
     assert not r["fits"]
     assert r["refusal"].startswith("needs 20.2 GB per GPU")
     priced = "select count(*) from estimate where workload_id = 'toy-offline' and platform_id = ?"
-    assert own_built.execute(priced, ["toy-1"]).fetchone()[0] == 0
+    assert own.execute(priced, ["toy-1"]).fetchone()[0] == 0
     # four of them hold it with tensor parallelism: 20 GB / 4 + KV
-    assert own_built.execute(priced, ["toy-ws-4"]).fetchone()[0] > 0
+    assert own.execute(priced, ["toy-ws-4"]).fetchone()[0] > 0
 
 
 def test_equal_training_times_go_to_the_layout_with_the_least_parallelism(offline_data):
