@@ -84,8 +84,8 @@ def publish_report(
     warehouse: str, reports_dir: str, run_date: date, night_failed: bool = False
 ) -> tuple[str, str, list[dict], str | None]:
     """Render the dated report (pages, charts, HTML) and the history; returns (index.md path, the
-    index as a Prefect artifact's markdown, the front page's table per job and price basis as table rows, and the run
-    id of the good report a failed night left in place, or None)."""
+    index as a Prefect artifact's markdown, the front page's tables as rows (per job and price
+    basis), and the run id of the good report a failed night left in place, or None)."""
     from reports.render import write_report
 
     published = write_report(

@@ -144,14 +144,14 @@ def write_report(location: str, reports_dir: Path, run_date: date | None = None,
             dates = ", ".join(d.isoformat() for d in all_dates(con)[:5]) or "none"
             raise NoNight(f"no nightly run kept a report snapshot for {day.isoformat()} (newest nights: {dates})")
         if night is None:
-            files, top = missing(day, newest(con)), []
+            files, per_basis = missing(day, newest(con)), []
             charts: dict[str, Chart] = {}
         else:
             earlier = previous_night(con, night)
             folders = [reports_dir / day.isoformat()]  # this night's last build, then last night's
             folders += [reports_dir / earlier.run_date.isoformat()] if earlier else []
             files, data = build(con, night, on_step, ChartCache(folders))
-            top = front_table.artifact_rows(data.workloads, data.front_of, data.changes.previous)
+            per_basis = front_table.artifact_rows(data.workloads, data.front_of, data.changes.previous)
             charts = data.charts
         folder = reports_dir / day.isoformat()
         kept = good_report_in(con, folder) if night_failed else None
@@ -164,7 +164,7 @@ def write_report(location: str, reports_dir: Path, run_date: date | None = None,
     else:
         artifact = f"{kept_sentence(kept, day)}.\n\n{artifact}"
     write_history(reports_dir)
-    return Published(folder, str(folder / "index.md"), text, artifact, top, files, charts, kept)
+    return Published(folder, str(folder / "index.md"), text, artifact, per_basis, files, charts, kept)
 
 
 _GOOD = ("success", "partial")
