@@ -13,10 +13,8 @@ import polars as pl
 from reports.markdown import Md, escape, page_link
 from reports.night import Night
 from reports.prices_page import FRESH_DAYS, aged
-from sources.bundled import SNAPSHOT_DATE
+from sources.bundled import PRICE_SOURCE, SNAPSHOT_DATE
 from warehouse.loading.observations import live_price_sources
-
-BUNDLED = "bundled_snapshot"
 
 
 def prices_line(known: pl.DataFrame, night: Night, fresh_days: float = FRESH_DAYS) -> Md:
@@ -24,8 +22,8 @@ def prices_line(known: pl.DataFrame, night: Night, fresh_days: float = FRESH_DAY
     latest = aged(known, night, fresh_days)
     fresh = latest.filter(~pl.col("stale"))
     live = fresh.filter(pl.col("source").is_in(live_price_sources()))
-    snapshot = fresh.filter(pl.col("source") == BUNDLED)
-    yours = fresh.filter(~pl.col("source").is_in([*live_price_sources(), BUNDLED]))
+    snapshot = fresh.filter(pl.col("source") == PRICE_SOURCE)
+    yours = fresh.filter(~pl.col("source").is_in([*live_price_sources(), PRICE_SOURCE]))
     parts = []
     if live.height:
         parts.append(f"live from {_names(live)} ({_quotes(live.height)}, observed {_dates(live)})")

@@ -7,7 +7,7 @@ import polars as pl
 from reports import chart_set
 from reports.markdown import escape, image, page_link, table
 from reports.queries import QUOTE_KEY, latest_prices
-from sources.bundled import SNAPSHOT_DATE
+from sources.bundled import PRICE_SOURCE, SNAPSHOT_DATE
 from warehouse.questions.plain_text import fmt_usd
 
 FRESH_DAYS = 30.0  # the default window (assumption price_fresh_days)
@@ -18,7 +18,7 @@ def aged(known: pl.DataFrame, night, fresh_days: float = FRESH_DAYS) -> pl.DataF
     whether it is stale: older than `fresh_days` on the day it is judged on (latest_quote's rule:
     the night's date; the bundled snapshot's date for its rows)."""
     snapshot_day = min(night.run_date, SNAPSHOT_DATE)
-    judged_on = (pl.when(pl.col("source") == "bundled_snapshot").then(pl.lit(snapshot_day))
+    judged_on = (pl.when(pl.col("source") == PRICE_SOURCE).then(pl.lit(snapshot_day))
                  .otherwise(pl.lit(night.run_date)))
     age = (judged_on - pl.col("observed_at")).dt.total_days()
     return latest_prices(known, night.run_date).with_columns(

@@ -28,6 +28,7 @@ PRICE_FILE = "price_snapshot.csv"
 BENCHMARK_FILE = "benchmark_results.csv"
 # Their payload ids in the warehouse: each load of a bundled file replaces its rows.
 PRICE_PAYLOAD = "bundled/" + PRICE_FILE
+PRICE_SOURCE = "bundled_snapshot"  # price_quote.source of the snapshot's rows
 BENCHMARK_PAYLOAD = "bundled/" + BENCHMARK_FILE
 PAYLOADS = (PRICE_PAYLOAD, BENCHMARK_PAYLOAD)
 

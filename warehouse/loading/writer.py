@@ -275,7 +275,7 @@ def _load_price_snapshot(con, run: RunContext) -> LoadResult:
     # whatever the night's date: the load below leaves the rows dated after the night as stored
     remove_providers(con, "price_quote", bundled.PRICE_PAYLOAD, replaced)
     prices = bundled.load_price_snapshot(without_providers=replaced)
-    return load_prices(con, "bundled_snapshot", prices, run, [bundled.PRICE_PAYLOAD])
+    return load_prices(con, bundled.PRICE_SOURCE, prices, run, [bundled.PRICE_PAYLOAD])
 
 
 def _status(con, run: RunContext, status: tuple[str, str, int, int, str]) -> dict:

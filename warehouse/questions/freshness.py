@@ -16,8 +16,6 @@ import duckdb
 from sources import bundled
 from warehouse.store.sql_text import sql_text
 
-SNAPSHOT = "bundled_snapshot"  # price_quote.source of the bundled snapshot's rows
-
 
 @dataclass(frozen=True)
 class Ranked:
@@ -77,7 +75,7 @@ def snapshot_line(night: Night) -> str:
     age = (night.night - night.snapshot_date).days
     when = (f"{_days(age)} old at the night of {night.night.isoformat()}" if age >= 0
             else f"after the night of {night.night.isoformat()}: only its quotes observed by then count")
-    counts = night.by_source.get(SNAPSHOT)
+    counts = night.by_source.get(bundled.PRICE_SOURCE)
     return f"bundled snapshot of {snapshot} ({when}): " + (_counts(counts) if counts else "no quotes")
 
 

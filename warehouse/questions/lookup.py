@@ -14,12 +14,13 @@ from datetime import date
 
 import duckdb
 
+from sources import bundled
 from warehouse.questions.lookup_text import gpu_what, model_what, platform_what, workload_what
 from warehouse.store.sql_text import sql_text
 
 KINDS = ("workloads", "platforms", "gpus", "models")
 # price_quote.source values that are not a source module's name
-ORIGINS = {"bundled_snapshot": "bundled snapshot", "ownership_model": "ownership model"}
+ORIGINS = {bundled.PRICE_SOURCE: "bundled snapshot", "ownership_model": "ownership model"}
 
 
 def _rows(con: duckdb.DuckDBPyConnection, name: str, params: list | None = None) -> list[dict]:

@@ -107,7 +107,7 @@ def _load_bundled(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None) -> N
 
     run = _load_catalog(con, catalog_dir)
     load_benchmarks(con, "bundled", bundled.load_benchmark_results(), run, [bundled.BENCHMARK_PAYLOAD])
-    load_prices(con, "bundled_snapshot", bundled.load_price_snapshot(), run, [bundled.PRICE_PAYLOAD])
+    load_prices(con, bundled.PRICE_SOURCE, bundled.load_price_snapshot(), run, [bundled.PRICE_PAYLOAD])
 
 
 def _load_catalog(con: duckdb.DuckDBPyConnection, catalog_dir: Path | None):
