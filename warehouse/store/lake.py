@@ -73,8 +73,7 @@ def _with_extensions(names: list[str]) -> duckdb.DuckDBPyConnection:
     unsigned = {"allow_unsigned_extensions": True} if checked else {}
     con = duckdb.connect(":memory:", config=settings.duckdb_config(**NO_AUTOLOAD, **unsigned))
     try:
-        for path in paths:
-            con.execute(f"load '{sql_string(str(path))}'")
+        load(con, *names)
         if checked:  # once off it cannot be turned on again: every later LOAD is checked
             con.execute("set allow_unsigned_extensions = false")
     except BaseException:
