@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from warehouse.questions.plain_text import fmt_count
+
 # What one system of a platform is, as its catalog name says it; the first found wins ("Server:
 # 8x RTX PRO 6000 Blackwell Server Edition" is a server, "TPU v6e (Trillium) pod of 256 chips" a pod).
 SYSTEM_NOUNS = ("rack", "pod", "slice", "workstation", "server", "platform")
@@ -48,23 +50,19 @@ def fleet_words(gpus: int, gpu: str, system: str, gpus_per_node: int, domain_gpu
     part = unit_gpus if unit_gpus and unit_gpus < gpus_per_node and gpus % unit_gpus == 0 else None
     noun = system.rsplit(" ", 1)[-1]
     if gpus % gpus_per_node == 0:
-        detail = _count(systems, system)
+        detail = fmt_count(systems, system)
     elif part and noun in PART_NOUNS:
         where = f"one {system}" if systems == 1 else _plural(system)
-        detail = f"{_count(gpus // part, PART_NOUNS[noun])} of {where}"
+        detail = f"{fmt_count(gpus // part, PART_NOUNS[noun])} of {where}"
     elif systems == 1:
         detail = f"{gpus} of {gpus_per_node} GPUs of one {system}"
     elif part:
-        detail = f"{_count(gpus // part, f'{part}-GPU instance')} of {_plural(system)}"
+        detail = f"{fmt_count(gpus // part, f'{part}-GPU instance')} of {_plural(system)}"
     else:
-        detail = f"on {_count(systems, system)}"
+        detail = f"on {fmt_count(systems, system)}"
     if domain_gpus < min(gpus, gpus_per_node):
         detail += f"; scale-up in groups of {domain_gpus}"
     return f"{lead} ({detail})"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun if n == 1 else _plural(noun)}"
 
 
 def _plural(noun: str) -> str:

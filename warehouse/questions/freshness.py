@@ -14,6 +14,7 @@ from datetime import date
 import duckdb
 
 from sources import bundled
+from warehouse.questions.plain_text import fmt_count
 from warehouse.store.sql_text import sql_text
 
 
@@ -73,15 +74,11 @@ def snapshot_line(night: Night) -> str:
     """'bundled snapshot of 2026-11-01 (35 days old at the night of 2026-12-06): 126 quotes ranked, 7 stale'."""
     snapshot = night.snapshot_date.isoformat()
     age = (night.night - night.snapshot_date).days
-    when = (f"{_days(age)} old at the night of {night.night.isoformat()}" if age >= 0
+    when = (f"{fmt_count(age, 'day')} old at the night of {night.night.isoformat()}" if age >= 0
             else f"after the night of {night.night.isoformat()}: only its quotes observed by then count")
     counts = night.by_source.get(bundled.PRICE_SOURCE)
     return f"bundled snapshot of {snapshot} ({when}): " + (_counts(counts) if counts else "no quotes")
 
 
 def _counts(ranked: Ranked) -> str:
-    return f"{ranked.ranked} {'quote' if ranked.ranked == 1 else 'quotes'} ranked, {ranked.stale} stale"
-
-
-def _days(count: int) -> str:
-    return "1 day" if count == 1 else f"{count} days"
+    return f"{fmt_count(ranked.ranked, 'quote')} ranked, {ranked.stale} stale"

@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import textwrap
 
-from warehouse.questions.plain_text import fmt_usd
+from warehouse.questions.plain_text import fmt_count, fmt_usd
 
 WIDTH = 110
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def thin(row: dict) -> str | None:
@@ -29,7 +25,7 @@ def thin(row: dict) -> str | None:
 def market_line(row: dict) -> str:
     """A market in words: cheapest to dearest GPU-hour and who quotes them, the median, the spread,
     how many quotes and providers, what it rests on when that is thin, and the stale quotes left out."""
-    stale = (f"; {_count(row['stale_quotes'], 'stale quote')} left out ({row['stale_providers']})"
+    stale = (f"; {fmt_count(row['stale_quotes'], 'stale quote')} left out ({row['stale_providers']})"
              if row["stale_quotes"] else "")
     if not row["quotes"]:
         return f"no fresh quote{stale}"
@@ -38,7 +34,7 @@ def market_line(row: dict) -> str:
     said = (f"{fmt_usd(row['cheapest_usd_per_gpu_hour'])} ({row['cheapest_provider']}) to "
             f"{fmt_usd(row['max_usd_per_gpu_hour'])} ({row['dearest_provider']}), median "
             f"{fmt_usd(row['median_usd_per_gpu_hour'])}: {row['spread']:.2f}x spread, "
-            f"{_count(row['quotes'], 'quote')}, {_count(row['providers'], 'provider')}")
+            f"{fmt_count(row['quotes'], 'quote')}, {fmt_count(row['providers'], 'provider')}")
     return said + (f", {thin(row)}" if thin(row) else "") + stale
 
 

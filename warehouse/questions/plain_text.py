@@ -7,6 +7,11 @@ wording lives below both (reports/ escapes it for markdown).
 from __future__ import annotations
 
 
+def fmt_count(n: int, noun: str) -> str:
+    """'1 quote', '9 quotes': a count and its noun, plural but for one."""
+    return f"{n} {noun if n == 1 else noun + 's'}"
+
+
 def fmt_number(value, digits: int = 3) -> str:
     if value is None:
         return ""
