@@ -45,20 +45,29 @@ Sweep = Annotated[bool, typer.Option(
     "platform changes; on_demand unless --pricing names bases.")]
 
 
+def _named_platforms(con, platforms: str | None) -> list[str] | None:
+    """The platforms --platforms names, as ids: 'H100' means hgx-h100-8, said on stderr; an exact
+    platform id is taken as it is."""
+    from warehouse.questions.names import platform_ids
+
+    named = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
+    if not named:
+        return None
+    named, notes = platform_ids(con, named)
+    for note in notes:
+        typer.echo(note, err=True)
+    return named
+
+
 def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
     from warehouse.questions import decide
     from warehouse.questions.decision_text import render
     from warehouse.questions.fleet_rows import fleet_json, platform_shapes
     from warehouse.questions.like_for_like import like_for_like
     from warehouse.questions.market_text import like_for_like_lines
-    from warehouse.questions.names import platform_ids
     from warehouse.questions.whatif_inputs import pricing_bases
 
-    named = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
-    if named:  # 'H100' means hgx-h100-8: said on stderr; an exact platform id is taken as it is
-        named, notes = platform_ids(con, named)
-        for note in notes:
-            typer.echo(note, err=True)
+    named = _named_platforms(con, platforms)
     rows = decide.choices(con, workload_id, pricing_bases(pricing), named)
     workload = decide.workload_row(con, workload_id)
     refused = decide.refusals(con, workload_id, named)
@@ -78,19 +87,12 @@ def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json:
 def _sweep_answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
     """The sweep's points (already built in `con`) as a table per basis, or JSON."""
     from warehouse.questions import decide, sweep
-    from warehouse.questions.names import platform_ids
     from warehouse.questions.sweep_text import render
     from warehouse.questions.whatif_inputs import pricing_bases
 
-    ids = {sweep.sweep_id(workload_id, rate): rate for rate in sweep.USER_RATES}
+    ids = sweep.sweep_ids(workload_id)
     bases = ("on_demand",) if pricing == "all" else pricing_bases(pricing)
-    named = [p.strip() for p in platforms.split(",") if p.strip()] if platforms else None
-    if named:
-        named, notes = platform_ids(con, named)
-        for note in notes:
-            typer.echo(note, err=True)
-    else:
-        named = sweep.platforms_meeting(con, ids)
+    named = _named_platforms(con, platforms) or sweep.platforms_meeting(con, ids)
     rows = sweep.points(con, ids, named, bases)
     crossovers = sweep.crossovers(con, ids, rows, named, bases)
     workload = decide.workload_row(con, workload_id)

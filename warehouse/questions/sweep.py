@@ -18,8 +18,9 @@ from warehouse.store.sql_text import sql_text
 USER_RATES = (10, 20, 35, 50, 75, 100, 125, 150)  # tokens/s per user: TPOT 100 ms down to 6.7 ms
 
 
-def sweep_id(workload_id: str, rate: float) -> str:
-    return f"{workload_id}-sweep-{rate:g}"
+def sweep_ids(workload_id: str, rates: tuple[float, ...] = USER_RATES) -> dict[str, float]:
+    """Each sweep point's workload id, with its rate."""
+    return {f"{workload_id}-sweep-{rate:g}": rate for rate in rates}
 
 
 def add_sweep(con: duckdb.DuckDBPyConnection, workload_id: str,
@@ -31,7 +32,7 @@ def add_sweep(con: duckdb.DuckDBPyConnection, workload_id: str,
         raise DecideError(f"no workload {workload_id!r} (gpucalc sql \"select workload_id, name from workload\")")
     if kind[0] != "serving":
         raise DecideError(f"--sweep sweeps a serving job's TPOT, and {workload_id} is a {kind[0]} workload")
-    ids = {sweep_id(workload_id, rate): rate for rate in rates}
+    ids = sweep_ids(workload_id, rates)
     for new_id, rate in ids.items():
         con.execute(
             """insert into workload by name
