@@ -147,8 +147,10 @@ NOTHING_IN = {"prices": ": none of its quotes rank", "benchmarks": ": none of it
 
 def _fetched_said(moment: datetime, today: date) -> str:
     """'2026-12-05 02:15 (1 day ago)': a fetch's time and its age in days (UTC)."""
+    from warehouse.questions.plain_text import fmt_count
+
     age = (today - moment.date()).days
-    ago = "today" if age == 0 else "1 day ago" if age == 1 else f"{age} days ago"
+    ago = "today" if age == 0 else f"{fmt_count(age, 'day')} ago"
     return f"{moment.strftime('%Y-%m-%d %H:%M')} ({ago})"
 
 
