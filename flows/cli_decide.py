@@ -39,6 +39,10 @@ Platforms = Annotated[
                  "platform per basis)."),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the choices as JSON, every figure with its basis.")]
+Prices = Annotated[list[str] | None, typer.Option(
+    "--price", help="Your price for a platform, in place of tonight's quotes of its accelerator on that basis: "
+    "PLATFORM=PRICE[@BASIS], e.g. gb200-nvl72=10.50/gpu-h or hgx-b200-8=44/system-h@spot (basis: on_demand "
+    "unless given); repeatable. Answers name it \"your price\".")]
 Sweep = Annotated[bool, typer.Option(
     "--sweep", help="The interactivity curve: per platform, $ per million output tokens and tokens/s per GPU "
     "at 10 to 150 tokens/s per user (TPOT 100 ms to 6.7 ms), TTFT and demand kept, and where the cheaper "
@@ -104,12 +108,16 @@ def _sweep_answer(con, workload_id: str, pricing: str, platforms: str | None, as
         typer.echo(render(workload, rows, crossovers, named, bases, sweep.USER_RATES))
 
 
-def _private_copy(workspace: Workspace, ownership: dict[str, float]):
-    """A private copy of the warehouse's inputs with the user's ownership terms applied."""
+def _private_copy(workspace: Workspace, ownership: dict[str, float], prices: list | None = None):
+    """A private copy of the warehouse's inputs with the user's ownership terms and prices applied."""
+    from sources.kit.clock import today
     from warehouse.questions.whatif_inputs import apply_assumptions
+    from warehouse.questions.your_price import apply_prices
 
     con = private_copy(workspace)
     apply_assumptions(con, ownership, "your flag")
+    for note in apply_prices(con, prices or [], today()):
+        typer.echo(note, err=True)
     return con
 
 
@@ -132,6 +140,7 @@ def compare(
     warehouse: Warehouse = None,
     as_json: AsJson = False,
     sweep: Sweep = False,
+    price: Prices = None,
     quiet: Quiet = False,
 ) -> None:
     """Rent on-demand, rent spot, rent reserved, buy or the managed API for one job: time and cost, or
@@ -140,22 +149,24 @@ def compare(
     dearest, spread, quotes, providers) and the first platform against each other at every provider
     that prices both.
 
-    Reads the warehouse the nightly run built; ownership flags answer in a private copy.
+    Reads the warehouse the nightly run built; ownership flags and your prices answer in a private copy.
     """
     from sources.kit.clock import today
     from warehouse.questions import decide
     from warehouse.questions.sweep import add_sweep
     from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides, pricing_bases
+    from warehouse.questions.your_price import parse_prices
 
     try:
         pricing_bases(pricing)
         ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)
+        prices = parse_prices(price)
         workspace = workspace_for(data_dir, warehouse)
         with progress.shown("opening the warehouse", quiet):
-            if ownership or sweep:
+            if ownership or sweep or prices:
                 progress.stage(COPYING)
-                con = _private_copy(workspace, ownership)
+                con = _private_copy(workspace, ownership, prices)
                 if sweep:
                     add_sweep(con, workload)
                 progress.stage("rebuilding estimates with your terms")
@@ -226,6 +237,7 @@ def serve(
     warehouse: Warehouse = None,
     as_json: AsJson = False,
     sweep: Sweep = False,
+    price: Prices = None,
     quiet: Quiet = False,
 ) -> None:
     """The cheapest fleet that serves your demand within your latency SLA, per price basis, in dollars per
@@ -238,9 +250,11 @@ def serve(
     from warehouse.questions import decide
     from warehouse.questions.sweep import add_sweep
     from warehouse.questions.whatif_inputs import WhatIfError, ownership_overrides, pricing_bases
+    from warehouse.questions.your_price import parse_prices
 
     try:
         pricing_bases(pricing)
+        prices = parse_prices(price)
         if (demand is None) == (requests_per_s is None):
             raise decide.DecideError("give the demand once: --demand TOKENS/S or --requests-per-s N")
         tokens_per_s = demand if demand is not None else requests_per_s * output_len
@@ -251,7 +265,7 @@ def serve(
         ownership = ownership_overrides(years=years, utilization=utilization, pue=pue, usd_per_kwh=usd_per_kwh,
                                         colo_usd_per_kw_month=colo_usd_per_kw_month)
         with progress.shown(COPYING, quiet):
-            con = _private_copy(workspace_for(data_dir, warehouse), ownership)
+            con = _private_copy(workspace_for(data_dir, warehouse), ownership, prices)
             workload_id = decide.add_demand(con, job)
             if sweep:
                 add_sweep(con, workload_id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import duckdb
 
+from warehouse.questions.plain_text import YOUR_PRICE
 from warehouse.store.sql_text import sql_text
 
 
@@ -37,7 +38,9 @@ def same_provider(con: duckdb.DuckDBPyConnection, workload_id: str, a: str, b: s
     cheapest GPU-hour there, their ratio, and the job's cost per output at those prices."""
     rows = con.execute(sql_text("warehouse.questions", "compare_same_provider.sql"),
                        {"workload": workload_id, "a": a, "b": b, "bases": list(bases)}).pl().to_dicts()
-    return sorted(({"a": a, "b": b, **row} for row in rows), key=lambda r: bases.index(r["pricing"]))
+    # prices you gave for both are no provider's: they are no like-for-like pair
+    return sorted(({"a": a, "b": b, **row} for row in rows if row["provider"] != YOUR_PRICE),
+                  key=lambda r: bases.index(r["pricing"]))
 
 
 def cheapest_gap(con: duckdb.DuckDBPyConnection, workload_id: str, a: str, b: str,

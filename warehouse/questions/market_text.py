@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from warehouse.questions.plain_text import fmt_count, fmt_usd
+from warehouse.questions.plain_text import YOUR_PRICE, fmt_count, fmt_usd
 
 WIDTH = 110
 
@@ -14,6 +14,8 @@ def thin(row: dict) -> str | None:
     """What a market rests on when it is no market, or None: a single quote, or one provider."""
     if not row["quotes"]:
         return None
+    if row["single_quote"] and row["cheapest_provider"] == YOUR_PRICE:
+        return "a single quote (your own price)"
     if row["single_quote"]:
         kind = "list price" if row["single_quote_statistic"] == "list" else f"{row['single_quote_statistic']} price"
         return f"a single quote ({row['cheapest_provider']}'s {kind})"

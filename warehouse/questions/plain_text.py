@@ -6,6 +6,9 @@ wording lives below both (reports/ escapes it for markdown).
 
 from __future__ import annotations
 
+# the provider of a price you gave (`--price`, warehouse/questions/your_price.py), named so wherever it ranks
+YOUR_PRICE = "your price"
+
 
 def fmt_count(n: int, noun: str) -> str:
     """'1 quote', '9 quotes': a count and its noun, plural but for one."""
@@ -69,7 +72,10 @@ def decision_text(d: dict, serving: bool, fleet: str | None = None) -> tuple[str
             f"{d['provider']} at {fmt_usd(d['api_usd_per_mtok_output'])} per million output tokens, input included "
             f"at this workload's input/output ratio (price of {d['api_observed_at']})")
     gpus = d["fleet_gpus"] if d.get("fleet_gpus") is not None else d["n_gpus"]
-    where = f"{d['provider']} {d['instance_type']}" if d.get("instance_type") else d["provider"]
+    yours = d.get("provider") == YOUR_PRICE
+    where = ("your quote" if yours else f"{d['provider']} {d['instance_type']}" if d.get("instance_type")
+             else d["provider"])
+    basis = f"{YOUR_PRICE}, as {d['pricing']}" if yours else d["pricing"]
     cost = (f"{fmt_usd(d['usd_per_mtok'])} per million {d['token_unit'] or 'tokens'} ({fmt_usd(d['usd_per_hour'])}/h)"
             if serving else f"{fmt_hours(d['time_to_finish_h'])}, {fmt_usd(d['usd_total'])}")
     extra = []
@@ -85,9 +91,11 @@ def decision_text(d: dict, serving: bool, fleet: str | None = None) -> tuple[str
                      f"{fmt_pct(be)} of the time" if be is not None and be <= 1
                      else "no on-demand quote of this layout to compare" if be is None
                      else "never beats renting this layout on-demand at these prices")
-    extra += [d[note] for note in ("basis_note", "capacity_note") if d.get(note)]
+    # your own provider's capacity is yours to know, not a provider's publication
+    notes = ("basis_note",) if yours else ("basis_note", "capacity_note")
+    extra += [d[note] for note in notes if d.get(note)]
     tail = f"; {'; '.join(extra)}" if extra else ""
     bottleneck = f"; bottleneck: {d['bottleneck']}" if d.get("bottleneck") else ""
     lead = (f"{fleet}, {d['layout']}," if fleet and d.get("layout") else fleet if fleet
             else f"{fmt_number(gpus)}x {d['platform_id']} ({d['layout'] or ''})")
-    return what, f"{lead} from {where} [{d['pricing']}]: {cost}{bottleneck}; {_band(d)}{tail}"
+    return what, f"{lead} from {where} [{basis}]: {cost}{bottleneck}; {_band(d)}{tail}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
+from warehouse.questions.plain_text import YOUR_PRICE
+
 NONE = "no fleet meets it"
 WIDTH = 110
 
@@ -51,8 +53,12 @@ def _prices(rows: list[dict], platforms: list[str], rates: tuple[float, ...]) ->
                 r["tokens_per_s_per_user"])
         if not seen:
             continue
-        said = [f"{prov} {inst} at ${usd:,.2f} per GPU-hour" + ("" if len(seen) == 1 else
+        said = [f"{_seller(prov, inst)} at ${usd:,.2f} per GPU-hour" + ("" if len(seen) == 1 else
                 f" ({', '.join(f'{x:g}' for x in at)} tokens/s per user)")
                 for (prov, inst, usd), at in seen.items()]
         out.append(f"{p} priced at {'; '.join(said)}")
     return out
+
+
+def _seller(provider: str, instance_type: str | None) -> str:
+    return provider if provider == YOUR_PRICE or not instance_type else f"{provider} {instance_type}"
