@@ -4,7 +4,7 @@ job a table of the cheapest option on each price basis, what changed, then the s
 
 from __future__ import annotations
 
-from reports import changes_page, chart_set, front_table
+from reports import changes_page, chart_set, front_table, seed_questions
 from reports.context import NightData
 from reports.freshness import prices_line
 from reports.headline import workload_headline
@@ -68,6 +68,7 @@ def page(data: NightData, rejected, unresolved, workload_pages: dict[str, str]) 
         page_link("Prices", "prices.md"), page_link("Methodology and sources", "methodology.md"),
         page_link("Every night", "../index.md"),
     ]) + "\n")
+    out += seed_questions.section(data)
     out += _front_tables(data, workload_pages)
     out += changes_page.index_section(data.changes)
     out.append("## Workloads\n")
