@@ -49,6 +49,7 @@ class SideResult:
     stages: dict[str, float] = field(default_factory=dict)
     transfer: dict[str, float | str] = field(default_factory=dict)  # hidden states: GB/s needed, of which link
     splits: list[tuple[str, float, str]] = field(default_factory=list)
+    why_shared: str | None = None  # role pipelines run shared: why every GPU runs both roles
     error_basis: str = ""
     price_basis: str = ""
     prices: dict[str, PricePoint] = field(default_factory=dict)
@@ -319,4 +320,22 @@ def _add_roles(con, side: SideResult, workload: dict, spec: SideSpec, topo: dict
         }
     side.splits = _splits(con, workload["workload_id"], spec, topo["producers"], dtype, factor) \
         if spec.drafter is not None else _splits(con, workload["workload_id"], spec, topo["n_gpus"], dtype, factor)
+    if topo["placement"] == "shared":
+        side.why_shared = _why_shared(con, workload["workload_id"], spec.platform_id, topo["n_gpus"], dtype)
+
+
+def _why_shared(con, workload_id: str, platform_id: str, n: int, dtype: str) -> str | None:
+    """Why every GPU runs both roles: how idle the drafters of the fastest dedicated split would be
+    (a ratio of two rates of one layout, so calibration, which scales both, leaves it as it is)."""
+    row = con.execute(
+        """select producers, consumers, tokens_per_s, consumer_rate from topology_role
+           where workload_id = ? and platform_id = ? and dtype = ? and fits and placement = 'split' and n_gpus = ?
+           order by tokens_per_s desc, producers desc limit 1""", [workload_id, platform_id, dtype, n]).fetchone()
+    if row is None or not row[3]:
+        return None
+    producers, consumers, pace, drafter_capacity = row
+    drafters = "the drafter GPU" if consumers == 1 else f"the {consumers} drafter GPUs"
+    return (f"in {producers}+{consumers}, the fastest split, {drafters} would be {pace / drafter_capacity:.0%} busy "
+            f"({producers} target GPU{'s' if producers != 1 else ''} make {pace:,.0f} tokens/s), so every GPU runs "
+            "both roles in turn, the drafters training data-parallel with their gradients all-reduced each step")
 

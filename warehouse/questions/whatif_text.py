@@ -30,6 +30,8 @@ def _roles(side: SideResult) -> list[str]:
         shown = ", ".join(f"{s} {t:,.0f}/s" for s, t, _ in side.splits[:6])
         title = "drafters" if side.drafter_platform_id else "role splits"
         lines.append(f"  {title:<11} {shown}{' ...' if len(side.splits) > 6 else ''}; best {side.splits[0][0]}")
+    if side.why_shared:
+        lines.append(f"  why shared  {side.why_shared}")
     return lines
 
 
