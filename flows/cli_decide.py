@@ -66,7 +66,7 @@ def _named_platforms(con, platforms: str | None) -> list[str] | None:
 def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
     from warehouse.questions import decide
     from warehouse.questions.decision_text import render
-    from warehouse.questions.fleet_rows import fleet_json, platform_shapes
+    from warehouse.questions.fleet_rows import platform_shapes
     from warehouse.questions.like_for_like import like_for_like
     from warehouse.questions.market_text import like_for_like_lines
     from warehouse.questions.whatif_inputs import pricing_bases
@@ -79,13 +79,28 @@ def _answer(con, workload_id: str, pricing: str, platforms: str | None, as_json:
     like = like_for_like(con, workload_id, named, pricing_bases(pricing)) if named else None
     shapes = platform_shapes(con, [p for p in rows["platform_id"].to_list() if p]) if rows.height else {}
     if as_json:
-        choices = [fleet_json(row, shapes) for row in rows.to_dicts()]
+        choices = _choices_json(workload, rows.to_dicts(), shapes)
         typer.echo(json.dumps({"workload": workload, "choices": choices,
                                "refusals": [{"refusal": r, "layouts": n} for r, n in refused],
                                **({"like_for_like": like} if like else {})}, indent=1, default=str))
     else:
         market = like_for_like_lines(like, workload) if like else []
         typer.echo("\n".join([render(workload, rows, refused, shapes), *market]))
+
+
+def _choices_json(workload: dict, rows: list[dict], shapes: dict[str, dict]) -> list[dict]:
+    """The choices for `--json`: each fleet as it runs (fleet_json), its figures' range over its
+    error band and the demand below which the managed API is cheaper."""
+    from warehouse.questions.decision_ranges import api_row, break_even_json, paced_by_demand, range_json
+    from warehouse.questions.fleet_rows import fleet_json
+
+    api, paced = api_row(workload, rows), paced_by_demand(workload)
+    choices = []
+    for row in rows:
+        choice = fleet_json(row, shapes)
+        # the range scales the fleet's own capacity; the break-even reads the modelled rate it is scaled from
+        choices.append({**choice, **range_json(choice, paced), **break_even_json(row, api)})
+    return choices
 
 
 def _sweep_answer(con, workload_id: str, pricing: str, platforms: str | None, as_json: bool) -> None:
@@ -144,7 +159,8 @@ def compare(
     quiet: Quiet = False,
 ) -> None:
     """Rent on-demand, rent spot, rent reserved, buy or the managed API for one job: time and cost, or
-    dollars per million tokens for serving, each on its own price basis, with when buying pays.
+    dollars per million tokens for serving, each on its own price basis, with its range over the
+    model's p90 error, when buying pays, and below which demand the managed API is cheaper.
     With --platforms, prices like for like too: each platform's market per GPU-hour (cheapest, median,
     dearest, spread, quotes, providers) and the first platform against each other at every provider
     that prices both.
@@ -241,7 +257,8 @@ def serve(
     quiet: Quiet = False,
 ) -> None:
     """The cheapest fleet that serves your demand within your latency SLA, per price basis, in dollars per
-    million output tokens, with the managed API beside it.
+    million output tokens with its range over the model's p90 error, and the managed API beside it:
+    below which demand it is cheaper than each fleet.
 
     Answered in a private copy of the warehouse: your job is not added to it. To keep a serving job in
     the nightly report, add it to <data-dir>/catalog/workload.csv (docs/your_own_model.md).

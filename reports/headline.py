@@ -11,6 +11,7 @@ import polars as pl
 
 from reports.changes import ranked
 from reports.markdown import escape
+from warehouse.questions.decision_ranges import api_row
 from warehouse.questions.plain_text import decision_text, fmt_hours, fmt_number, fmt_pct, fmt_usd
 
 # The order a headline answers in: what to rent on demand, what spot would save, when buying
@@ -25,8 +26,8 @@ def workload_headline(workload: dict, options: pl.DataFrame, decisions: pl.DataF
     (an older night), the fastest and the cheapest option and the managed-API baseline."""
     if decisions is not None and decisions.height:
         rows = {(d["choice"], d["pick"]): d for d in decisions.iter_rows(named=True)}
-        serving = workload["kind"] == "serving"
-        return [_decision_line(rows[key], serving) for key in CHOICES if key in rows]
+        serving, api = workload["kind"] == "serving", api_row(workload, rows.values())
+        return [_decision_line(rows[key], serving, api) for key in CHOICES if key in rows]
     if options.height == 0:
         return ["- No priced option fits this workload tonight."]
     fastest = ranked(options, ["time_to_finish_h", "usd_total"]).row(0, named=True)
@@ -36,8 +37,8 @@ def workload_headline(workload: dict, options: pl.DataFrame, decisions: pl.DataF
     return lines + ([api] if api else [])
 
 
-def _decision_line(d: dict, serving: bool) -> str:
-    what, says = decision_text(d, serving)
+def _decision_line(d: dict, serving: bool, api: dict | None) -> str:
+    what, says = decision_text(d, serving, api=api)
     return f"- **{what}:** {escape(says)}"
 
 

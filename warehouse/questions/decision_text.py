@@ -7,6 +7,7 @@ import textwrap
 import polars as pl
 
 from warehouse.questions.decide import rate_text
+from warehouse.questions.decision_ranges import api_row
 from warehouse.questions.fleet_rows import fleet_text
 from warehouse.questions.plain_text import decision_text  # the report's wording too
 
@@ -37,9 +38,10 @@ def render(workload: dict, rows: pl.DataFrame, refused: list[tuple[str, int]] = 
     if not gpu_options and refused:
         why = "; ".join(f"{reason} ({layouts:,} layout{'s' if layouts != 1 else ''})" for reason, layouts in refused)
         out += textwrap.wrap(f"No GPU fleet fits this job: {why}.", width=110)
+    api = api_row(workload, rows.iter_rows(named=True))
     for row in rows.iter_rows(named=True):
         fleet = fleet_text(row, shapes) if shapes is not None and row.get("platform_id") else None
-        what, says = decision_text(row, serving, fleet)
+        what, says = decision_text(row, serving, fleet, api)
         label = f"{what} [{row['platform_id']}]" if row.get("platform_id") and row["choice"] != "measured run" else what
         out.append(label)
         out += textwrap.wrap(says, width=110, initial_indent="    ", subsequent_indent="    ")

@@ -6,6 +6,10 @@ wording lives below both (reports/ escapes it for markdown).
 
 from __future__ import annotations
 
+import math
+
+from warehouse.questions.decision_ranges import api_break_even, band_error, per_rate_range
+
 # the provider of a price you gave (`--price`, warehouse/questions/your_price.py), named so wherever it ranks
 YOUR_PRICE = "your price"
 
@@ -28,6 +32,13 @@ def fmt_number(value, digits: int = 3) -> str:
             return f"{value:,.1f}"
         return f"{value:.{digits}g}"
     return str(value)
+
+
+def fmt_approx(value: float) -> str:
+    """A figure to two significant digits, with separators ('9,500', not '9,548.6'): a
+    break-even carries its estimate's error, and more digits would claim a precision it lacks."""
+    rounded = float(f"{value:.2g}")
+    return f"{rounded:,.0f}" if abs(rounded) >= 10 else f"{rounded:g}"
 
 
 def fmt_usd(value) -> str:
@@ -62,10 +73,39 @@ def _band(row: dict) -> str:
     return f"{row['confidence']} ±{fmt_pct(row['error_p50'])} median error"
 
 
-def decision_text(d: dict, serving: bool, fleet: str | None = None) -> tuple[str, str]:
+def _span(figure: float, error: float, fmt) -> str:
+    """A figure paid per unit of throughput over the band, in its own format."""
+    low, high = per_rate_range(figure, error)
+    return f"{fmt(low)} to {fmt(high)}" if high is not None else f"{fmt(low)} or more"
+
+
+def _range_text(d: dict, serving: bool) -> str:
+    """The row's cost (and for a job run to its end, its time) over its p90 error band; nothing
+    where it has no band (_band says so)."""
+    error = band_error(d)
+    figures = ("usd_per_mtok",) if serving else ("time_to_finish_h", "usd_total")
+    if error is None or any(d.get(name) is None for name in figures):
+        return ""
+    spans = " and ".join(_span(d[name], error, fmt_hours if name == "time_to_finish_h" else fmt_usd)
+                         for name in figures)
+    return f"; {spans} within the ±{fmt_pct(error)} p90 error band"
+
+
+def _api_text(d: dict, api: dict | None) -> str | None:
+    """Where the managed API becomes the cheaper choice than this fleet (api_break_even)."""
+    flip = api_break_even(d, api)
+    if flip is None:
+        return None
+    who = f"the managed API ({fmt_usd(api['api_usd_per_mtok_output'])}/M) is cheaper"
+    return (f"{who} at any demand" if flip == math.inf
+            else f"{who} below {fmt_approx(flip)} {d.get('token_unit') or 'tokens'}/s")
+
+
+def decision_text(d: dict, serving: bool, fleet: str | None = None, api: dict | None = None) -> tuple[str, str]:
     """A decision row in words, plain text: (what it is, what it says). Markdown and the
     terminal both print it (the headline escapes it). `fleet`: the fleet in words, said in
-    place of "16x platform-id"."""
+    place of "16x platform-id"; `api`: the managed API row a fleet sized to a demand is set
+    against (decision_ranges.api_row)."""
     what = d["choice"].capitalize() + (f" ({d['pick']})" if d["choice"] == "rent on-demand" else "")
     if d["choice"] == "managed API":
         return "Managed API", (
@@ -91,6 +131,9 @@ def decision_text(d: dict, serving: bool, fleet: str | None = None) -> tuple[str
                      f"{fmt_pct(be)} of the time" if be is not None and be <= 1
                      else "no on-demand quote of this layout to compare" if be is None
                      else "never beats renting this layout on-demand at these prices")
+    api_flip = _api_text(d, api)
+    if api_flip:
+        extra.append(api_flip)
     # your own provider's capacity is yours to know, not a provider's publication
     notes = ("basis_note",) if yours else ("basis_note", "capacity_note")
     extra += [d[note] for note in notes if d.get(note)]
@@ -98,4 +141,4 @@ def decision_text(d: dict, serving: bool, fleet: str | None = None) -> tuple[str
     bottleneck = f"; bottleneck: {d['bottleneck']}" if d.get("bottleneck") else ""
     lead = (f"{fleet}, {d['layout']}," if fleet and d.get("layout") else fleet if fleet
             else f"{fmt_number(gpus)}x {d['platform_id']} ({d['layout'] or ''})")
-    return what, f"{lead} from {where} [{basis}]: {cost}{bottleneck}; {_band(d)}{tail}"
+    return what, f"{lead} from {where} [{basis}]: {cost}{_range_text(d, serving)}{bottleneck}; {_band(d)}{tail}"
