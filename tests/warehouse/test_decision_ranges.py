@@ -179,3 +179,15 @@ def test_the_bundled_b200_fleet_breaks_even_with_the_api_where_worked_by_hand(of
     # $0.2444 per million at 1.3533x and 0.6467x the throughput (error_p90 0.3533): $0.18 to $0.38
     assert "$0.24 per million accepted output tokens ($88.00/h); $0.18 to $0.38 within the ±35% p90 error band" in said
     assert "the managed API ($1.28/M) is cheaper below 9,600 accepted output tokens/s" in said
+
+
+def test_a_measured_run_of_a_system_nobody_prices_says_so_without_a_dangling_cost():
+    from warehouse.questions.plain_text import decision_text
+
+    row = {"choice": "measured run", "pick": "baseline", "provider": "self-hosted", "instance_type": None,
+           "pricing": "owned", "platform_id": "tpu-v6e-256", "n_gpus": 1024, "fleet_gpus": 1024,
+           "layout": "tp8 pp8", "time_to_finish_h": 0.85, "usd_total": None, "usd_per_hour": None,
+           "bottleneck": None, "confidence": "measured",
+           "basis_note": "measured (bundled_mlperf, 2024-11-13), a system the catalog has no ownership cost for"}
+    _, says = decision_text(row, serving=False)
+    assert "51 min, unpriced;" in says and ", ;" not in says

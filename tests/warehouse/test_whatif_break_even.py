@@ -39,3 +39,18 @@ def test_a_dearer_candidate_says_what_would_make_it_cheaper():
 def test_a_two_platform_side_breaks_even_at_a_share_of_its_whole_price():
     point = PricePoint("given", "given", 50.0, 500.0, "")
     assert _break_even(0.96, point, side(6, drafters="srv-rtxpro6000-8")) == ("1.04x its price", 0.96)
+
+
+def test_a_band_of_100_percent_or_more_leaves_the_cost_without_an_upper_bound():
+    from warehouse.questions.whatif_compare import _cost
+    from warehouse.questions.whatif_text import _ratio_span
+
+    base, cand = side(8), side(8)
+    # 1,000 tokens/s within ±120%: at least none, at most 2,200
+    cand.tokens_low, cand.tokens_high = 0.0, 2200.0
+    base.prices["on_demand"] = PricePoint("on_demand", "estimate", 40.0, 400.0, "")
+    cand.prices["on_demand"] = PricePoint("on_demand", "estimate", 40.0, 200.0, "")
+    cost = _cost("on_demand", base, cand)
+    assert cost.ratio == 0.5 and cost.ratio_range == (0.5 * 1000 / 2200, None)
+    assert cost.cheaper == "uncertain"  # it may cost any multiple of the baseline
+    assert _ratio_span(cost.ratio_range) == " (0.23x or more)"

@@ -81,7 +81,9 @@ select
     m.tokens_per_s, m.time_to_finish_h, m.usd_per_hour, m.usd_per_hour * m.time_to_finish_h as usd_total,
     usd_per_mtok(m.usd_per_hour, m.tokens_per_s) as usd_per_mtok,
     'measured' as confidence,
-    'measured (' || m.source || ', ' || m.measured_at || '), priced as owning that system' as basis_note
+    'measured (' || m.source || ', ' || m.measured_at || ')'
+        || case when m.usd_per_hour is null then ', a system the catalog has no ownership cost for'
+                else ', priced as owning that system' end as basis_note
 from measured m
 union all by name
 select

@@ -116,8 +116,13 @@ def decision_text(d: dict, serving: bool, fleet: str | None = None, api: dict | 
     where = ("your quote" if yours else f"{d['provider']} {d['instance_type']}" if d.get("instance_type")
              else d["provider"])
     basis = f"{YOUR_PRICE}, as {d['pricing']}" if yours else d["pricing"]
-    cost = (f"{fmt_usd(d['usd_per_mtok'])} per million {d['token_unit'] or 'tokens'} ({fmt_usd(d['usd_per_hour'])}/h)"
-            if serving else f"{fmt_hours(d['time_to_finish_h'])}, {fmt_usd(d['usd_total'])}")
+    if (d.get("usd_per_mtok") if serving else d.get("usd_total")) is None:  # a measured system nobody prices
+        cost = (f"{fmt_hours(d['time_to_finish_h'])}, " if not serving else "") + "unpriced"
+    elif serving:
+        unit = d["token_unit"] or "tokens"
+        cost = f"{fmt_usd(d['usd_per_mtok'])} per million {unit} ({fmt_usd(d['usd_per_hour'])}/h)"
+    else:
+        cost = f"{fmt_hours(d['time_to_finish_h'])}, {fmt_usd(d['usd_total'])}"
     extra = []
     if serving and d.get("deployments") and d.get("unit_gpus"):
         load = f" at {fmt_pct(d['fleet_utilization'])} of its capacity" if d.get("fleet_utilization") else ""

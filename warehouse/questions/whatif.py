@@ -14,6 +14,7 @@ from datetime import date
 import duckdb
 
 from warehouse.build.rebuild import rebuild_estimates
+from warehouse.questions.decision_ranges import rate_range
 from warehouse.questions.fleet_rows import fleet_text, platform_shapes
 from warehouse.questions.whatif_inputs import SideSpec, WhatIfError, apply_assumptions, check_dtype
 from warehouse.questions.whatif_price import PricePoint
@@ -268,8 +269,8 @@ def evaluate_side(
         layout=topo["layout"],
         bottleneck=topo["bottleneck"],
         tokens_per_s=tokens,
-        tokens_low=tokens * (1 - error) if error is not None else None,
-        tokens_high=tokens * (1 + error) if error is not None else None,
+        tokens_low=rate_range(tokens, error)[0] if error is not None else None,
+        tokens_high=rate_range(tokens, error)[1] if error is not None else None,
         error_basis="" if measured else band["basis"],
         time_h=time_h,
         gpu_hours=time_h * total_gpus,

@@ -11,7 +11,7 @@ from warehouse.questions.whatif import SideResult
 class CostComparison:
     basis: str  # the price basis both sides are priced on
     ratio: float | None  # candidate cost / baseline cost
-    ratio_range: tuple[float, float] | None
+    ratio_range: tuple[float, float | None] | None  # high None: no upper bound
     cheaper: str  # "yes" | "no" | "uncertain" | "unknown (...)"
     # where the verdict flips: the candidate's price (per GPU-hour, or as a multiple of the
     # baseline's) and its speed, as a share of the estimate, at which both cost the same
@@ -29,7 +29,7 @@ class Comparison:
     notes: list[str] = field(default_factory=list)
     # the first basis asked for, for callers that read one (`costs` holds every basis)
     cost_ratio: float | None = None
-    cost_ratio_range: tuple[float, float] | None = None
+    cost_ratio_range: tuple[float, float | None] | None = None
     cheaper: str = ""
 
 

@@ -40,8 +40,11 @@ def _cost(basis: str, base: SideResult, cand: SideResult) -> CostComparison:
         return CostComparison(basis, ratio, None, ("yes" if ratio < 1 else "no") + f" ({cand.error_basis})",
                               price, speed)
     # the candidate's throughput range carries the model's error; the baseline is measured
-    low, high = ratio * cand.tokens_per_s / cand.tokens_high, ratio * cand.tokens_per_s / cand.tokens_low
-    return CostComparison(basis, ratio, (low, high), _verdict(1 / high, 1 / low), price, speed)
+    low = ratio * cand.tokens_per_s / cand.tokens_high
+    # a band of 100% or more reaches zero throughput: the cost has no upper bound (None)
+    high = ratio * cand.tokens_per_s / cand.tokens_low if cand.tokens_low > 0 else None
+    return CostComparison(basis, ratio, (low, high), _verdict(0.0 if high is None else 1 / high, 1 / low),
+                          price, speed)
 
 
 def _break_even(ratio: float, point: PricePoint, cand: SideResult) -> tuple[str, float | None]:

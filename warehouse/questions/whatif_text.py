@@ -74,7 +74,7 @@ def _verdicts(c: Comparison, baseline: SideResult) -> list[str]:
         if cost.ratio is None:
             lines.append(f"  {_label(c.candidate, basis, len(c.costs)):<11} cheaper? {cost.cheaper}")
             continue
-        span = f" ({cost.ratio_range[0]:.2f}-{cost.ratio_range[1]:.2f}x)" if cost.ratio_range else ""
+        span = _ratio_span(cost.ratio_range)
         lines.append(f"  {_label(c.candidate, basis, len(c.costs)):<11} {cost.ratio:.2f}x the cost{span} -> "
                      f"cheaper? {cost.cheaper}")
         if cost.break_even_price:
@@ -102,3 +102,11 @@ def render(answer: Answer) -> str:
         out += [""] + _side(c.candidate) + _verdicts(c, answer.baseline)
     out += ["", "Assumptions:"] + [f"- {a}" for a in answer.assumptions]
     return "\n".join(out)
+
+
+def _ratio_span(span: tuple[float, float | None] | None) -> str:
+    """A cost ratio's range; one with no upper bound (a band reaching zero throughput) says so."""
+    if span is None:
+        return ""
+    low, high = span
+    return f" ({low:.2f}x or more)" if high is None else f" ({low:.2f}-{high:.2f}x)"
