@@ -97,28 +97,62 @@ def test_ctrl_c_stops_a_query_with_one_line(offline_data):
     assert err.strip() == "interrupted"
 
 
-def test_ctrl_c_mid_run_exits_130_at_once_and_keeps_the_warehouse(offline_copy):
-    """Ctrl-C reaches the terminal's whole process group, mid-write: the run stops at once, its
-    temporary Prefect server (in a session of its own, so the signal never killed it under the
-    client) goes with it, and the warehouse is as the night before left it."""
+@pytest.mark.parametrize("moment", ["while its Prefect server boots", "mid-write"])
+def test_ctrl_c_exits_130_at_once_and_keeps_the_warehouse(offline_copy, moment):
+    """Ctrl-C reaches the terminal's whole process group, a few seconds in (the run's temporary
+    Prefect server still booting) or mid-write: the run stops at once, its server (in a session
+    of its own, so the signal never killed it under the client) goes with it, and the warehouse
+    is as the night before left it."""
     before = query(offline_copy, "select run_id, run_date, status from run_log order by run_id")
     process = subprocess.Popen(
         [GPUCALC, "run", "--offline", "--date", OFFLINE_DAY.isoformat(), "--data-dir", str(offline_copy)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
-    lock = offline_copy / LOCK_NAME
-    deadline = time.monotonic() + 120
-    while not ((holder := _holder(lock)).get("pid") == process.pid and not holder.get("finished")):
-        assert time.monotonic() < deadline and process.poll() is None, "the run never took the write lock"
-        time.sleep(0.01)
+    servers = _wait_until(moment, process, offline_copy / LOCK_NAME)
     sent = time.monotonic()
-    os.killpg(process.pid, signal.SIGINT)  # mid-write, as a terminal's Ctrl-C sends it
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C sends it
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
     assert time.monotonic() - sent < 5  # 2 s, said generously for a loaded machine
     assert (out, err) == ("", "interrupted: the warehouse and reports are as the last finished write left them\n")
+    for pid in servers:  # the server it started is gone, not left serving
+        assert not Path(f"/proc/{pid}").exists() or _state(pid) == "Z", f"server {pid} outlived the run"
     # the warehouse opens, as the night before left it
     assert query(offline_copy, "select run_id, run_date, status from run_log order by run_id") == before
+
+
+def _wait_until(moment: str, process: subprocess.Popen, lock: Path) -> list[int]:
+    """Wait until the run is at `moment`: its server started, or its write begun; return the
+    processes it has started by then."""
+    deadline = time.monotonic() + 120
+    while True:
+        servers = _children(process.pid)
+        holder = _holder(lock)
+        writing = holder.get("pid") == process.pid and not holder.get("finished")
+        if servers if moment.startswith("while") else writing:
+            return servers
+        assert time.monotonic() < deadline and process.poll() is None, f"the run never got {moment}"
+        time.sleep(0.01)
+
+
+def _children(pid: int) -> list[int]:
+    """The processes `pid` started (its temporary Prefect server), from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
 
 
 def test_an_interrupted_write_keeps_nothing_and_journals_its_run_log_row(offline_copy):
