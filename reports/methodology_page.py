@@ -96,10 +96,15 @@ def _backtest(con, night, charts: dict) -> list[str]:
     out = ["## Backtest (leave one accelerator out)\n"]
     if chart_set.BACKTEST_FILE in charts:
         out.append(f"{image(charts[chart_set.BACKTEST_FILE].title, chart_set.BACKTEST_FILE)}\n")
-    out.append("Error band per workload kind and calibration level (`error_band`; levels without a point "
-               "left out):\n")
-    out.append(table(queries.error_bands(con, night), {
-        "kind": ("workload kind", None), "level": ("level", None), "confidence": ("confidence", None),
+    bands = queries.error_bands(con, night)
+    by_class = "class" in bands.columns
+    out.append("The error band each estimate states, per workload kind"
+               + (", estimate class" if by_class else "")
+               + " and calibration level (" + ("`error_band_class`" if by_class else "`error_band`")
+               + "; levels without a point left out):\n")
+    out.append(table(bands, {
+        "kind": ("workload kind", None), **({"class": ("class", None)} if by_class else {}),
+        "level": ("level", None), "confidence": ("confidence", None),
         "error_p50": ("median error", fmt_pct), "error_p90": ("90th pct", fmt_pct), "points": ("points", None),
         "basis": ("basis", None)}))
     out.append("Per accelerator held out:\n")

@@ -62,7 +62,9 @@ def front_rows(con, night: Night) -> pl.DataFrame:
     platforms = ("night_platform" if _present(con, "night_platform") else
                  "(select null::date as run_date, null::varchar as platform_id, null::varchar as name, "
                  "null::integer as gpus_per_node, null::integer as scaleup_domain_gpus where false)")
-    return con.execute(sql_text("reports", "front_rows.sql", platforms=platforms),
+    # a warehouse whose night_option predates the column: its kind's band gives the points
+    points = "min(error_points)" if _has_column(con, "night_option", "error_points") else "null::bigint"
+    return con.execute(sql_text("reports", "front_rows.sql", platforms=platforms, points=points),
                        [night.run_date, night.run_date]).pl()
 
 
@@ -75,6 +77,11 @@ def platforms(con, night: Night) -> pl.DataFrame:
            where run_date = ? order by platform_id""",
         [night.run_date],
     ).pl()
+
+
+def _has_column(con, table: str, column: str) -> bool:
+    return bool(con.execute("select count(*) from information_schema.columns where table_name = ? and column_name = ?",
+                            [table, column]).fetchone()[0])
 
 
 def _present(con, table: str) -> bool:
@@ -115,6 +122,16 @@ def backtest(con, night: Night) -> pl.DataFrame:
 
 
 def error_bands(con, night: Night) -> pl.DataFrame:
+    """The bands the night's estimates stated: per workload kind and class (night_error_band_class),
+    or per kind alone on a night kept before classes had bands of their own."""
+    if _present(con, "night_error_band_class"):
+        by_class = con.execute(
+            """select kind, class, level, confidence, error_p50, error_p90, points, basis from night_error_band_class
+               where run_date = ? and points > 0 order by kind, class, level""",
+            [night.run_date],
+        ).pl()
+        if by_class.height:
+            return by_class
     return con.execute(
         """select kind, level, confidence, error_p50, error_p90, points, basis from night_error_band
            where run_date = ? and points > 0 order by kind, level""",

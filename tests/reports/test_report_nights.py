@@ -298,12 +298,14 @@ def test_the_front_page_opens_with_each_jobs_cheapest_option_per_price_basis(nig
     else:
         assert since.startswith("+" if usd > was_usd else "-") and since.endswith(
             f"from ${was_usd:,.0f} (was {was_provider})")
+    # the band of the option's class (a role pipeline's: the seed run alone)
     ((points,),) = query(nights, """
-        select b.points from night_error_band b join night_option o on o.run_date = b.run_date and o.kind = b.kind
-         and o.calibration_level = b.level
+        select b.points from night_error_band_class b join night_option o on o.run_date = b.run_date
+         and o.kind = b.kind and o.calibration_level = b.level and b.class = 'role pipeline'
         where b.run_date = ? and o.workload_id = 'dflash-qwen36-27b' and o.pricing = 'on_demand' and o.provider = ?
           and o.n_gpus = (select n_gpus from night_decision where run_date = ? and workload_id = 'dflash-qwen36-27b'
                           and choice = 'rent on-demand' and pick = 'cheapest')
+          and o.error_points = b.points
         limit 1""", [D2, provider, D2])
     if level == "measured":
         assert confidence == "measured at this size"

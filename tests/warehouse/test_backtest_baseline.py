@@ -148,7 +148,7 @@ def _hand_made_errors(con) -> None:
             [ape, level, workload, gpu, count],
         )
     for (kind, level), (p50, p90) in BANDS.items():
-        con.execute("update error_band set error_p50 = ?, error_p90 = ? where kind = ? and level = ?",
+        con.execute("update error_band_class set error_p50 = ?, error_p90 = ? where kind = ? and level = ?",
                     [p50, p90, kind, level])
     _rerun_baseline(con)
 

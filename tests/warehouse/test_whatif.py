@@ -86,7 +86,7 @@ def test_four_b200_split_3_plus_1_at_3_4x_per_gpu(seed_answer):
     assert four.cost_ratio == pytest.approx(3.4 * SEED_TOKENS_PER_S / (3 * B200_TARGET))
     assert four.candidate.usd_total is None and four.costs["on_demand"].ratio == four.cost_ratio
     # one measured role pipeline (the seed run itself) is no held-out evidence: the answer says so
-    assert four.faster == "yes (unvalidated: 1 point)"
+    assert four.faster == "yes (unvalidated: 1 point of role pipeline)"
     assert four.candidate.bottleneck == "compute (target forward)"
     assert four.candidate.tokens_low is None and four.speedup_range is None
 
@@ -97,7 +97,7 @@ def test_four_b200_shared_is_faster_and_cheaper(seed_answer):
     assert shared.candidate.tokens_per_s == pytest.approx(4 * B200_SHARED)
     assert shared.speedup == pytest.approx(4 * B200_SHARED / SEED_TOKENS_PER_S)
     assert shared.cost_ratio == pytest.approx(3.4 * SEED_TOKENS_PER_S / (4 * B200_SHARED))
-    assert shared.cheaper == "yes (unvalidated: 1 point)"
+    assert shared.cheaper == "yes (unvalidated: 1 point of role pipeline)"
     assert shared.candidate.placement == "shared" and shared.candidate.transfer == {}
     # split 3+1 is the user's layout but not B200's best
     assert [s for s, *_ in shared.candidate.splits] == ["shared", "3+1", "2+2", "1+3"]

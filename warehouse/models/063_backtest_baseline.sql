@@ -14,8 +14,8 @@
 -- outputs (decode-bound), per byte of weight at the precision each ran in (FP4 streams half
 -- the bytes of FP8). A point whose workload no other accelerator measured has no baseline.
 --
--- The bands (`error_p50`, `error_p90`): error_band's row of the point's workload kind at the
--- level its held-out prediction used (backtest.loao_level; 0 uncalibrated), as `gpucalc
+-- The bands (`error_p50`, `error_p90`): error_band_class's row of the point's workload kind and
+-- class at the level its held-out prediction used (backtest.loao_level; 0 uncalibrated), as `gpucalc
 -- predict` states them beside a prediction. A point is within a band when its error
 -- (loao_ape: |predicted - measured| / measured, the error the bands are quantiles of) is at
 -- most the band. Null where that level earned no band.
@@ -36,12 +36,7 @@ with point as (
         g.mem_bw_tbps / dtype_bytes(m.run_dtype) as weights_per_s,
         case when b.kind = 'serving' and w.input_len < w.output_len then 'memory bandwidth'
              else 'dense peak FLOP/s' end as scaled_by,
-        case when b.kind in ('pretrain', 'finetune_lora') then 1
-             when b.kind <> 'serving' then 2
-             when coalesce(md.experts, 1) >= 64 then 3
-             when g.form_factor ilike 'PCIe%' then 4
-             when w.scenario = 'Interactive' then 5
-             else 6 end as class_order
+        estimate_class(b.kind, md.experts, g.form_factor, w.scenario) as class
     from backtest b
     join case_layout m
       on m.source = b.source and m.source_ref = b.source_ref and m.source_row is not distinct from b.source_row
@@ -80,14 +75,8 @@ nearest as (
 )
 select
     p.source, p.source_ref, p.source_row, p.workload_id, p.kind, p.scenario_kind, p.gpu_id, p.gpu_count,
-    case p.class_order
-        when 1 then 'training (LoRA and pretraining)'
-        when 2 then replace(p.kind, '_', ' ')
-        when 3 then 'MoE serving (DeepSeek-R1 class)'
-        when 4 then 'PCIe, NVL and workstation cards (serving)'
-        when 5 then 'Interactive (dense)'
-        else 'Offline / Server on SXM-class accelerators' end as class,
-    p.class_order,
+    p.class,
+    estimate_class_order(p.kind, p.class) as class_order,
     p.measured_per_gpu, p.loao_predicted_per_gpu, p.loao_ape,
     p.scaled_by, p.run_dtype,
     n.baseline_gpu_id, n.baseline_gpu_count, n.baseline_results, n.baseline_measured_per_gpu, n.baseline_scale,
@@ -101,4 +90,4 @@ select
 from point p
 left join nearest n on n.source = p.source and n.source_ref = p.source_ref
                    and n.source_row is not distinct from p.source_row and n.rank = 1
-left join error_band e on e.kind = p.kind and e.level = p.band_level;
+left join error_band_class e on e.kind = p.kind and e.class = p.class and e.level = p.band_level;

@@ -34,8 +34,11 @@ create table if not exists night_topology (
     deployments integer,
     fleet_gpus integer,
     fleet_utilization double,
-    purpose varchar
+    purpose varchar,
+    error_points bigint        -- the held-out points of its error band
 );
+
+alter table night_topology add column if not exists error_points bigint;  -- a table kept before it
 
 delete from night_topology where night_snapshot_wanted() and run_date = night_run_date();
 insert into night_topology by name
@@ -45,7 +48,7 @@ select
     t.topology_id, t.workload_id, t.kind, t.platform_id, t.gpu_id, t.n_gpus, t.nodes, t.layout,
     t.tp, t.pp, t.dp, t.batch, t.producers, t.consumers, t.run_dtype, t.bottleneck, t.tokens_per_s, t.token_unit,
     t.mem_per_gpu_gb, t.mem_capacity_gb, t.confidence, t.calibration_level, t.calibration_basis,
-    t.calibration_factor, t.error_p50, t.error_p90, t.demand_tokens_per_s, t.deployments, t.fleet_gpus,
+    t.calibration_factor, t.error_p50, t.error_p90, t.error_points, t.demand_tokens_per_s, t.deployments, t.fleet_gpus,
     t.fleet_utilization,
     -- looked up per row rather than joined: the planner would hash the night's topologies, not
     -- the workloads (docs/scale.md)

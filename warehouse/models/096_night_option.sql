@@ -15,7 +15,8 @@ select
     t.confidence, t.calibration_level, t.calibration_basis, t.calibration_factor, t.error_p50, t.error_p90,
     o.on_frontier,
     o.basis_note, o.capacity_note, t.demand_tokens_per_s, t.deployments, t.fleet_gpus, t.fleet_utilization,
-    t.purpose
+    t.purpose,
+    t.error_points
 from night_option_pair o
 join night_topology t on t.run_date = o.run_date and t.topology_id = o.topology_id
 join night_quote q on q.run_date = o.run_date and q.quote_id = o.quote_id;

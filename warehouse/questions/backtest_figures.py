@@ -39,8 +39,8 @@ SCALED_BY = {
 }
 COVERAGE_RULE = (
     "the share of held-out points whose error |predicted - measured| / measured is within the band "
-    "its estimate would state: error_p50 and error_p90 of error_band for its workload kind at the "
-    "level the prediction used (0: uncalibrated), the figures `gpucalc predict` gives beside each "
+    "its estimate would state: error_p50 and error_p90 of error_band_class for its workload kind and "
+    "class at the level the prediction used (0: uncalibrated), the figures `gpucalc predict` gives beside each "
     "prediction; aim 45-60% (p50) and 85-95% (p90)"
 )
 

@@ -69,7 +69,7 @@ def _band(row: dict) -> str:
     if row.get("confidence") == "measured":
         return "measured"
     if row.get("error_p50") is None:
-        return f"{row.get('confidence') or ''}, error unvalidated (fewer than 5 held-out points)"
+        return f"{row.get('confidence') or ''}, error unvalidated (fewer than 5 held-out points of its class)"
     return f"{row['confidence']} ±{fmt_pct(row['error_p50'])} median error"
 
 

@@ -250,11 +250,15 @@ def evaluate_side(
     total_gpus = topo["n_gpus"]
     # k systems of serving replicas side by side carry one system's calibration (serving_choice)
     calib = _calibration(con, workload["workload_id"], spec.platform_id, topo.get("system_gpus") or total_gpus)
-    # the 90th-percentile held-out error of this kind at this level of calibration
+    # the 90th-percentile held-out error of this kind and class (062_error_band_class) at this level
     band = _one(
         con,
-        "select error_p90, basis from error_band where kind = ? and level = ?",
-        [workload["kind"], 1 if measured else calib["level"]],
+        """select e.error_p90, e.basis from error_band_class e
+           join workload w on w.workload_id = ? left join model m on m.model_id = w.model_id
+           join gpu g on g.gpu_id = ?
+           where e.kind = w.kind and e.class = estimate_class(w.kind, m.experts, g.form_factor, w.scenario)
+             and e.level = ?""",
+        [workload["workload_id"], platform["gpu_id"], 1 if measured else calib["level"]],
     ) or {"error_p90": None, "basis": "unvalidated: 0 points"}
     calibrated_already = workload["kind"] == "serving"  # topology_serving_calibrated
     tokens = measured if measured else topo["tokens_per_s"] * (1.0 if calibrated_already else calib["factor"])

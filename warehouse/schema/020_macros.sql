@@ -174,3 +174,20 @@ create or replace macro instance_holds(gpus_per_instance, scaleup_group, n_gpus,
 -- inputs must give byte-identical estimates.
 create or replace macro geometric_mean(ratio) as
     exp(list_sum(list_sort(list(ln(ratio)))) / count(ratio));
+
+-- The classes of the outside check (issue 34, docs/accuracy.md): estimates of one class err
+-- alike, so each earns its own error band (062_error_band_class) and the backtest is read per
+-- class. Mixtral-8x7B's 8 experts count as dense, as the outside check counts them.
+create or replace macro estimate_class(kind, experts, form_factor, scenario) as
+    case when kind in ('pretrain', 'finetune_lora') then 'training (LoRA and pretraining)'
+         when kind <> 'serving' then replace(kind, '_', ' ')
+         when coalesce(experts, 1) >= 64 then 'MoE serving (DeepSeek-R1 class)'
+         when form_factor ilike 'PCIe%' then 'PCIe, NVL and workstation cards (serving)'
+         when scenario = 'Interactive' then 'Interactive (dense)'
+         else 'Offline / Server on SXM-class accelerators' end;
+-- the classes in the order the backtest lists them: training, other non-serving kinds, then serving's
+create or replace macro estimate_class_order(kind, class) as
+    case when kind in ('pretrain', 'finetune_lora') then 1
+         when kind <> 'serving' then 2
+         else 2 + list_position(['MoE serving (DeepSeek-R1 class)', 'PCIe, NVL and workstation cards (serving)',
+                                 'Interactive (dense)', 'Offline / Server on SXM-class accelerators'], class) end;

@@ -24,6 +24,7 @@ predicted as (
     select
         r.case_index, r.gpu_count, w.kind, coalesce(m.platform_id, h.platform_id) as platform_id, m.total_tokens,
         k.confidence, k.level, k.basis as calibration_basis,
+        estimate_class(w.kind, md.experts, g.form_factor, w.scenario) as class,
         coalesce(s.layout, m.layout) as layout,
         coalesce(s.run_dtype, m.run_dtype) as run_dtype,
         coalesce(s.bottleneck, m.bottleneck) as bottleneck,
@@ -41,6 +42,8 @@ predicted as (
         end as reason
     from model_request r
     join workload w using (workload_id)
+    left join model md on md.model_id = w.model_id
+    left join gpu g on g.gpu_id = r.gpu_id
     left join case_platform h on h.case_index = r.case_index
     left join case_layout m on m.case_index = r.case_index
     left join served s on s.case_index = r.case_index and s.rank = 1
@@ -68,5 +71,5 @@ select
     end as predicted_time_to_train_min,
     p.reason
 from predicted p
-left join error_band e on e.kind = p.kind and e.level = p.level
+left join error_band_class e on e.kind = p.kind and e.class = p.class and e.level = p.level
 order by p.case_index;
