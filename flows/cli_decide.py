@@ -242,6 +242,14 @@ def serve(
         float | None, typer.Option("--tpot-ms", help="99th-percentile time per output token, ms.")
     ] = None,
     dtype: Annotated[str, typer.Option(help="fp4, fp8 or bf16 (each GPU runs the nearest it supports).")] = "fp8",
+    draft_model: Annotated[str | None, typer.Option(
+        "--draft-model", help="Speculative decoding: the drafter, a catalog model (e.g. deepseek-r1-mtp-module); "
+        "with --draft-tokens and --accepted-per-step, and the demand then counts accepted tokens.")] = None,
+    draft_tokens: Annotated[int | None, typer.Option(
+        "--draft-tokens", help="Tokens the drafter proposes per step (DeepSeek-R1's MTP: 1).")] = None,
+    accepted_per_step: Annotated[float | None, typer.Option(
+        "--accepted-per-step", help="Tokens kept per step, the verified one included (MTP at 92% acceptance: "
+        "1.92).")] = None,
     pricing: Pricing = "all",
     platforms: Platforms = None,
     years: Years = None,
@@ -275,7 +283,8 @@ def serve(
         if (demand is None) == (requests_per_s is None):
             raise decide.DecideError("give the demand once: --demand TOKENS/S or --requests-per-s N")
         tokens_per_s = demand if demand is not None else requests_per_s * output_len
-        job = decide.Demand(model, tokens_per_s, input_len, output_len, ttft_ms, tpot_ms, dtype)
+        job = decide.Demand(model, tokens_per_s, input_len, output_len, ttft_ms, tpot_ms, dtype,
+                            draft_model=draft_model, draft_tokens=draft_tokens, accepted_per_step=accepted_per_step)
         job.check()
         if sweep and tpot_ms is not None:
             raise decide.DecideError("--sweep sets TPOT itself (1000 / tokens/s per user): leave out --tpot-ms")

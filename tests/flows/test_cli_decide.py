@@ -98,6 +98,14 @@ def test_a_demand_in_requests_per_second_is_the_same_job(offline_data):
         (["--demand", "5000", "--input-len", "4000"],  # Llama-2's 4,096-token context (its config.json)
          "llama2-70b takes at most 4,096 tokens of prompt and output (max_context), and --input-len 4000 + "
          "--output-len 500 is 4,500"),
+        (["--demand", "5000", "--draft-tokens", "1"], "speculative decoding takes all three: --draft-model M"),
+        (["--demand", "5000", "--draft-model", "nope", "--draft-tokens", "1", "--accepted-per-step", "1.5"],
+         "--draft-model 'nope' is not in the catalog"),
+        (["--demand", "5000", "--draft-model", "deepseek-r1-mtp-module", "--draft-tokens", "0",
+          "--accepted-per-step", "1"], "--draft-tokens must be a whole number from 1 to 64, got 0"),
+        (["--demand", "5000", "--draft-model", "deepseek-r1-mtp-module", "--draft-tokens", "1",
+          "--accepted-per-step", "2.5"], "--accepted-per-step counts the verified token too: from 1 to "
+         "--draft-tokens + 1 = 2, got 2.5"),
     ],
 )
 def test_serve_refuses_what_it_cannot_answer_in_one_sentence(offline_data, args, says):
@@ -172,3 +180,26 @@ def test_serve_sweep_points_are_what_serve_answers_at_each_tpot(offline_data):
     assert at_chosen["text"] == (f"gb200-nvl72 is cheaper per token above {last_b200} tokens/s per user "
                                  f"(hgx-b200-8 at {last_b200} and below)")
     assert [c["provider"] for c in answer["crossovers"] if c["provider"]] == ["oci"]  # the one provider of both
+
+
+def test_serve_drafts_as_a_workload_does_and_counts_accepted_tokens(offline_data):
+    """DeepSeek-R1 with its MTP module (1 drafted, 1.92 kept per step) at a TPOT of 20 ms on HGX
+    B200: each step keeps 1.92 tokens for about the cost of one, so the fleet serves more per GPU
+    than without drafting, and its figures count accepted tokens."""
+    ask = ("serve", "--model", "deepseek-r1", "--demand", "100000", "--input-len", "1024", "--output-len", "1024",
+           "--tpot-ms", "20", "--platforms", "hgx-b200-8", "--pricing", "on_demand", "--json",
+           "--data-dir", str(offline_data))
+    plain = json.loads(gpucalc(*ask).stdout)
+    result = gpucalc(*ask, "--draft-model", "deepseek-r1-mtp-module", "--draft-tokens", "1",
+                     "--accepted-per-step", "1.92")
+    assert result.exit_code == 0, result.output
+    drafting = json.loads(result.stdout)
+    job = drafting["workload"]
+    assert (job["consumer_model_id"], job["spec_draft_len"], job["spec_accept_len"], job["token_unit"]) == (
+        "deepseek-r1-mtp-module", 1, 1.92, "accepted output tokens")
+    assert job["name"].endswith("with speculative decoding (deepseek-r1-mtp-module: 1 drafted, 1.92 accepted per step)")
+    (fast,) = [c for c in drafting["choices"] if c["pricing"] == "on_demand"]
+    (slow,) = [c for c in plain["choices"] if c["pricing"] == "on_demand"]
+    assert fast["token_unit"] == "accepted output tokens"
+    assert fast["tokens_per_s_per_gpu"] > slow["tokens_per_s_per_gpu"]
+    assert fast["usd_per_mtok"] < slow["usd_per_mtok"]

@@ -37,6 +37,15 @@ class Demand:
     tpot_ms: float | None = None
     dtype: str = "fp8"
     scenario: str = "Server"  # Poisson arrivals: requests in flight vary
+    # speculative decoding, as a workload states it: the drafter, tokens drafted per step and
+    # tokens kept per step (the verified one included); none of them: no drafting
+    draft_model: str | None = None
+    draft_tokens: int | None = None
+    accepted_per_step: float | None = None
+
+    @property
+    def drafts(self) -> bool:
+        return self.draft_model is not None
 
     def check(self) -> None:
         for name, flag in (("tokens_per_s", "--demand"), ("input_len", "--input-len"), ("output_len", "--output-len")):
@@ -47,6 +56,20 @@ class Demand:
             if value is not None and not value > 0:
                 raise DecideError(f"--{name.replace('_', '-')} must be above zero, got {value:g}")
         check_dtype(self.dtype)
+        self._check_drafting()
+
+    def _check_drafting(self) -> None:
+        given = [v is not None for v in (self.draft_model, self.draft_tokens, self.accepted_per_step)]
+        if any(given) and not all(given):
+            raise DecideError("speculative decoding takes all three: --draft-model M --draft-tokens N "
+                              "--accepted-per-step X (e.g. deepseek-r1-mtp-module, 1, 1.92)")
+        if not self.drafts:
+            return
+        if not 1 <= self.draft_tokens <= 64:
+            raise DecideError(f"--draft-tokens must be a whole number from 1 to 64, got {self.draft_tokens}")
+        if not 1 <= self.accepted_per_step <= self.draft_tokens + 1:
+            raise DecideError(f"--accepted-per-step counts the verified token too: from 1 to --draft-tokens + 1 "
+                              f"= {self.draft_tokens + 1}, got {self.accepted_per_step:g}")
 
 
 def add_demand(con: duckdb.DuckDBPyConnection, demand: Demand) -> str:
@@ -60,16 +83,23 @@ def add_demand(con: duckdb.DuckDBPyConnection, demand: Demand) -> str:
         raise DecideError(f"{demand.model_id} takes at most {limit:,} tokens of prompt and output (max_context), "
                           f"and --input-len {demand.input_len:g} + --output-len {demand.output_len:g} is "
                           f"{demand.input_len + demand.output_len:,.0f}")
-    name = (f"your serving job: {demand.model_id} at {rate_text(demand.tokens_per_s)} output tokens/s "
-            f"({demand.input_len:g} in / {demand.output_len:g} out)")
+    if demand.drafts and demand.draft_model not in known:
+        raise DecideError(f"--draft-model {demand.draft_model!r} is not in the catalog "
+                          f"(known: {', '.join(sorted(known))})")
+    unit = "accepted output tokens" if demand.drafts else "output tokens"
+    drafting = (f" with speculative decoding ({demand.draft_model}: {demand.draft_tokens} drafted, "
+                f"{demand.accepted_per_step:g} accepted per step)" if demand.drafts else "")
+    name = (f"your serving job: {demand.model_id} at {rate_text(demand.tokens_per_s)} {unit}/s "
+            f"({demand.input_len:g} in / {demand.output_len:g} out){drafting}")
     con.execute(
         """insert into workload by name
            select ? as workload_id, ? as name, 'serving' as kind, ? as model_id, ? as dtype,
                   ? * 3600 as total_tokens, ? as input_len, ? as output_len, ? as scenario, ? as ttft_ms,
-                  ? as tpot_ms, 'output tokens' as token_unit, ? as demand_tokens_per_s, 'job' as purpose,
-                  'gpucalc serve' as source""",
+                  ? as tpot_ms, ? as token_unit, ? as demand_tokens_per_s, 'job' as purpose,
+                  ? as consumer_model_id, ? as spec_draft_len, ? as spec_accept_len, 'gpucalc serve' as source""",
         [YOUR_SERVING, name, demand.model_id, demand.dtype, demand.tokens_per_s, demand.input_len,
-         demand.output_len, demand.scenario, demand.ttft_ms, demand.tpot_ms, demand.tokens_per_s],
+         demand.output_len, demand.scenario, demand.ttft_ms, demand.tpot_ms, unit, demand.tokens_per_s,
+         demand.draft_model, demand.draft_tokens, demand.accepted_per_step],
     )
     return YOUR_SERVING
 
