@@ -42,10 +42,7 @@ def options(con, night: Night, workload_id: str | None = None) -> pl.DataFrame:
 
 def decisions(con, night: Night) -> pl.DataFrame:
     """The night's decision rows per job: rent on-demand, spot, reserved, buy, API, measured."""
-    present = con.execute(
-        "select count(*) from information_schema.tables where table_name = 'night_decision'"
-    ).fetchone()[0]
-    if not present:  # a warehouse from before decisions were kept
+    if not _present(con, "night_decision"):  # a warehouse from before decisions were kept
         return pl.DataFrame()
     return con.execute(
         """select * exclude (run_date, run_id) from night_decision where run_date = ?
@@ -79,13 +76,17 @@ def platforms(con, night: Night) -> pl.DataFrame:
     ).pl()
 
 
+# in the warehouse the connection reads (its default database), not in a catalog it attached
+_OWN = "table_catalog = current_database() and table_schema = current_schema()"
+
+
 def _has_column(con, table: str, column: str) -> bool:
-    return bool(con.execute("select count(*) from information_schema.columns where table_name = ? and column_name = ?",
-                            [table, column]).fetchone()[0])
+    return bool(con.execute(f"select count(*) from information_schema.columns where {_OWN} "
+                            "and table_name = ? and column_name = ?", [table, column]).fetchone()[0])
 
 
 def _present(con, table: str) -> bool:
-    return bool(con.execute("select count(*) from information_schema.tables where table_name = ?",
+    return bool(con.execute(f"select count(*) from information_schema.tables where {_OWN} and table_name = ?",
                             [table]).fetchone()[0])
 
 

@@ -37,3 +37,16 @@ def test_ties_are_broken_by_the_option_key_and_last_bit_noise_does_not_reorder()
     mixed = winners(pl.concat([options, spot]))
     # each basis has its own winner: the $95 spot option does not hide the $90 on-demand one, nor the reverse
     assert sorted(mixed.select("pricing", "platform_id").rows()) == [("on_demand", "c"), ("spot", "d")]
+
+
+def test_a_table_of_an_attached_catalog_is_not_the_warehouses():
+    import duckdb
+
+    from reports.queries import _has_column, _present
+
+    con = duckdb.connect()
+    con.execute("attach ':memory:' as other")
+    con.execute("create table other.night_decision (error_points bigint)")
+    assert not _present(con, "night_decision") and not _has_column(con, "night_decision", "error_points")
+    con.execute("create table night_decision (error_points bigint)")
+    assert _present(con, "night_decision") and _has_column(con, "night_decision", "error_points")
