@@ -11,6 +11,7 @@ import re
 import polars as pl
 
 from reports import charts, queries
+from reports.changes import basis_rank
 from reports.chart_png import Chart, ChartCache
 from reports.night import Night
 
@@ -26,6 +27,10 @@ def workload_chart_file(workload_id: str) -> str:
 
 def price_chart_file(gpu: str) -> str:
     return f"chart-price-{slug(gpu)}.png"
+
+
+def curve_chart_file(workload_id: str) -> str:
+    return f"chart-curve-{slug(workload_id)}.png"
 
 
 BACKTEST_FILE = "chart-backtest.png"
@@ -75,3 +80,22 @@ def bottleneck_chart(con, night: Night, cache: ChartCache | None = None) -> Char
     for row in queries.bottlenecks(con, night).iter_rows(named=True):
         mix.setdefault(row["platform_id"], {})[row["bottleneck"]] = row["topologies"]
     return charts.bottleneck_chart(BOTTLENECK_FILE, mix, cache)
+
+
+def curve_basis(points: pl.DataFrame) -> str | None:
+    """The basis a curve is drawn and said on: on-demand, as `serve --sweep` answers, else the first present."""
+    bases = sorted(points["pricing"].unique().to_list(), key=basis_rank) if points.height else []
+    return "on_demand" if "on_demand" in bases else (bases[0] if bases else None)
+
+
+def curve_chart(workload_id: str, points: pl.DataFrame, cache: ChartCache | None = None) -> Chart:
+    """The job's interactivity curve on curve_basis: one line per platform, each at its cheapest provider."""
+    basis = curve_basis(points)
+    rows = points.filter(pl.col("pricing") == basis).sort("platform_id", "tokens_per_s_per_user")
+    lines: dict[str, list] = {}
+    for row in rows.iter_rows(named=True):
+        lines.setdefault(row["platform_id"], []).append(
+            (row["tokens_per_s_per_user"], row["usd_per_mtok"], row["tokens_per_s_per_gpu"]))
+    title = (f"{workload_id}: cost and throughput against tokens/s per user ({basis}, each platform at its "
+             "cheapest provider)")
+    return charts.curve_chart(curve_chart_file(workload_id), title, lines, cache)

@@ -1,4 +1,4 @@
-"""The report's four kinds of chart, drawn with matplotlib on the Agg canvas (chart_png.py makes
+"""The report's five kinds of chart, drawn with matplotlib on the Agg canvas (chart_png.py makes
 the PNG, deterministic and reusable). Each returns a `Chart` whose `data` is what it plotted,
 in a fixed order, so a test can hold it against the warehouse.
 
@@ -238,3 +238,38 @@ def bottleneck_chart(file: str, mix: dict[str, dict[str, int]], cache: ChartCach
         return figure
 
     return make_chart(file, title, {"mix": counts}, draw, cache)
+
+
+def curve_chart(file: str, title: str, lines: dict[str, list[tuple[float, float, float]]],
+                cache: ChartCache | None = None) -> Chart:
+    """A serving job's interactivity curve: per platform, USD per million tokens (above) and
+    tokens/s per GPU (below) against tokens/s per user, each point the fleet that meets that TPOT.
+
+    `lines` maps a platform to its (tokens/s per user, USD per million tokens, tokens/s per GPU)
+    points, in rate order. Each platform is one colour and marker in both panels, named in the
+    legend below them.
+    """
+    plotted = {platform: settle(points) for platform, points in sorted(lines.items())}
+    labels = list(plotted)
+    heading = _wrapped(title)
+
+    def draw() -> Figure:
+        figure = _figure(7.0, title_lines=heading.count("\n") + 1, legend_rows=_legend_rows(labels), left=0.11)
+        cost, rate = figure.subplots(2, 1, sharex=True)
+        for index, (platform, points) in enumerate(plotted.items()):
+            style = {"color": PALETTE[index % len(PALETTE)], "marker": MARKERS[index % len(MARKERS)],
+                     "markersize": 5, "linewidth": 1.4}
+            cost.plot([u for u, _, _ in points], [c for _, c, _ in points], **style)
+            rate.plot([u for u, _, _ in points], [g for _, _, g in points], label=platform, **style)
+        for axes, label in ((cost, "USD per million tokens (log)"), (rate, "tokens/s per GPU (log)")):
+            axes.set_yscale("log")
+            axes.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.6g}"))
+            axes.yaxis.set_minor_locator(NullLocator())
+            axes.set_ylabel(label)
+        rate.set_xlabel("tokens/s per user (TPOT = 1000 / that, ms)")
+        _title(cost, heading)
+        _legend_below(rate, labels)
+        return figure
+
+    return make_chart(file, title, {"lines": plotted}, draw, cache)

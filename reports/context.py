@@ -25,10 +25,14 @@ class NightData:
     front_before: pl.DataFrame = field(default_factory=pl.DataFrame)  # the previous night's decisions
     platforms: pl.DataFrame = field(default_factory=pl.DataFrame)  # each platform's shape, for fleets in words
     fresh_days: float = 30.0  # the night's price freshness window (assumption price_fresh_days)
+    curves: pl.DataFrame = field(default_factory=pl.DataFrame)  # the night's interactivity curves
     charts: dict[str, Chart] = field(default_factory=dict)  # by file name
 
     def options_of(self, workload_id: str) -> pl.DataFrame:
         return self.options.filter(pl.col("workload_id") == workload_id)
+
+    def curve_of(self, workload_id: str) -> pl.DataFrame:
+        return _of(self.curves, workload_id)
 
     def decisions_of(self, workload_id: str) -> pl.DataFrame:
         return _of(self.decisions, workload_id)
@@ -56,4 +60,5 @@ def load(con, night: Night) -> NightData:
         front_before=queries.decisions(con, changes.previous) if changes.previous else pl.DataFrame(),
         platforms=queries.platforms(con, night),
         fresh_days=queries.price_fresh_days(con, night),
+        curves=queries.curves(con, night),
     )

@@ -122,6 +122,18 @@ def backtest(con, night: Night) -> pl.DataFrame:
     ).pl()
 
 
+def curves(con, night: Night) -> pl.DataFrame:
+    """The night's interactivity curves (night_curve, warehouse/loading/night_curve.py): none on a
+    warehouse or a night from before they were kept."""
+    if not _present(con, "night_curve"):
+        return pl.DataFrame(schema={"workload_id": pl.String, "platform_id": pl.String, "pricing": pl.String})
+    return con.execute(
+        """select * exclude (run_date, run_id) from night_curve where run_date = ?
+           order by workload_id, pricing, platform_id, tokens_per_s_per_user""",
+        [night.run_date],
+    ).pl()
+
+
 def error_bands(con, night: Night) -> pl.DataFrame:
     """The bands the night's estimates stated: per workload kind and class (night_error_band_class),
     or per kind alone on a night kept before classes had bands of their own."""

@@ -74,13 +74,16 @@ def build(con, night: Night, on_step: Step | None = None, cache: ChartCache | No
 
 
 def _draw_charts(con, data: context.NightData, cache: ChartCache | None, step: Step) -> None:
-    """Every chart of the night into data.charts: per workload, backtest, bottlenecks, per accelerator."""
+    """Every chart of the night into data.charts: per workload, backtest, bottlenecks, per accelerator,
+    and each interactivity curve the night kept."""
     night = data.night
     jobs = [lambda w=w: chart_set.workload_chart(w, data.options_of(w["workload_id"]), cache)
             for w in data.workloads.iter_rows(named=True)]
     jobs += [lambda: chart_set.backtest_chart(con, night, cache), lambda: chart_set.bottleneck_chart(con, night, cache)]
     series = chart_set.price_series(data.known_prices)
     jobs += [lambda g=g: chart_set.price_chart(g, series[g], cache) for g in sorted(series)]
+    curved = sorted(set(data.curves["workload_id"].to_list())) if data.curves.height else []
+    jobs += [lambda w=w: chart_set.curve_chart(w, data.curve_of(w), cache) for w in curved]
     for index, job in enumerate(jobs, 1):
         step(f"report: drawing chart {index}/{len(jobs)}")
         chart = job()

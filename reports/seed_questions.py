@@ -5,19 +5,22 @@ own options (issue 35, item 8; ../shared/seeds/).
    faster and cheaper? Per price basis: time and cost against the run, the range the estimate's
    band allows, and the GPU-hour price below which it would cost less than the run did.
 2. DeepSeek-R1 serving at the job's demand and latency limits: GB200 NVL72 against HGX B200 per
-   price basis, the managed API beside them, and whether a gap is the platforms' or two
-   providers' prices.
+   price basis, the managed API beside them, whether a gap is the platforms' or two providers'
+   prices, and, where the night kept it, the interactivity curve: where the cheaper platform
+   changes with tokens/s per user.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
+from reports import chart_set
 from reports.changes import basis_rank
 from reports.context import NightData
 from reports.front_table import BASIS_WORDS, fleet, time_unit
-from reports.markdown import code, escape, table
+from reports.markdown import code, escape, image, table
 from warehouse.questions.plain_text import fmt_usd
+from warehouse.questions.sweep import segment_text, segments
 
 TRAINING_JOB, TRAINING_CANDIDATE = "dflash-qwen36-27b", "hgx-b200-8"
 SERVING_JOB, SERVING_PLATFORMS = "deepseek-r1-mtp", ("gb200-nvl72", "hgx-b200-8")
@@ -127,11 +130,34 @@ def _serving(data: NightData) -> list[str]:
     if api is not None:
         out.append(escape(f"The managed API beside them: {api['provider']} at {fmt_usd(api['usd_per_mtok'])} per "
                           f"million output tokens (published price of {api['api_observed_at']}).") + "\n")
+    out += curve_lines(data, SERVING_JOB)
     out.append(
         "Where the two cheapest rows come from two providers, part of the gap is their prices: "
         + code(f"gpucalc compare {SERVING_JOB} --platforms {a},{b}") + " sets both at every provider that prices "
-        "both, and " + code(f"gpucalc compare {SERVING_JOB} --platforms {a},{b} --sweep") + " draws the cost "
-        "against tokens/s per user and says where the cheaper platform changes.\n")
+        "both, and " + code(f"gpucalc compare {SERVING_JOB} --platforms {a},{b} --sweep") + " adds the curve at "
+        "every provider that prices both.\n")
+    return out
+
+
+def curve_lines(data: NightData, workload_id: str) -> list[str]:
+    """The job's interactivity curve as the night kept it: where the cheaper platform changes, in
+    words, and the chart; nothing where the night kept none."""
+    points = data.curve_of(workload_id)
+    basis = chart_set.curve_basis(points)
+    if basis is None:
+        return []
+    shown = points.filter(pl.col("pricing") == basis)
+    rates = tuple(sorted(set(shown["tokens_per_s_per_user"].to_list())))
+    costs: dict[float, dict[str, float]] = {}
+    for row in shown.iter_rows(named=True):
+        if row["usd_per_mtok"] is not None:
+            costs.setdefault(row["tokens_per_s_per_user"], {})[row["platform_id"]] = row["usd_per_mtok"]
+    said = segment_text(segments(costs, rates), rates)
+    out = [escape(f"Against tokens/s per user ({BASIS_WORDS.get(basis, basis)}, each platform at its cheapest "
+                  f"provider, the demand and TTFT kept): {said}.") + "\n"]
+    chart = chart_set.curve_chart_file(workload_id)
+    if chart in data.charts:
+        out.append(f"{image(data.charts[chart].title, chart)}\n")
     return out
 
 

@@ -27,9 +27,9 @@ def page(workload: dict, options: pl.DataFrame, refusals: pl.DataFrame, decision
            f"{escape(workload['dtype'])}; the job is {fmt_number(workload['total_tokens'])} "
            f"{escape(workload['token_unit'] or 'tokens')}.\n"]
     out.append("\n".join(workload_headline(workload, options, decisions)) + "\n")
-    chart = chart_set.workload_chart_file(wid)
-    if chart in charts:
-        out.append(f"{image(charts[chart].title, '../' + chart)}\n")
+    for chart in (chart_set.workload_chart_file(wid), chart_set.curve_chart_file(wid)):
+        if chart in charts:
+            out.append(f"{image(charts[chart].title, '../' + chart)}\n")
     serving = workload["kind"] == "serving"
     same_time = "Total cost serves the whole job at its demand, so time is the same on every fleet. "
     out.append(

@@ -23,6 +23,9 @@ from tests import run_services
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+# A night's interactivity curves cost it a second, private rebuild; the tests of the curves
+# (tests/reports/test_night_curve.py) turn them on, every other night keeps none.
+os.environ.setdefault("GPUCALC_CURVES", "off")
 # Parallel workers share the cores: one DuckDB thread each, or their threads contend for every
 # core and the suite spends a fifth more CPU on the same work.
 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:

@@ -93,14 +93,17 @@ PROVIDERS = [f"provider-number-{i:02d}" for i in range(22)]
     lambda: charts.backtest_chart("b.png", [{"measured_per_gpu": 100.0, "loao_predicted_per_gpu": 110.0,
                                              "loao_factor": 1.1, "kind": "serving"}], 0.1, 0.2),
     lambda: charts.bottleneck_chart("m.png", {"hgx-h100-8": {f"a long bottleneck name {i}": i + 1 for i in range(14)}}),
-], ids=["options", "price", "backtest", "bottleneck"])
+    lambda: charts.curve_chart("c.png", LONG_TITLE, {f"platform-with-a-long-id-{i}": [(10.0, 0.5, 7000.0),
+                                                                                      (150.0, 20.0, 80.0)]
+                                                     for i in range(9)}),
+], ids=["options", "price", "backtest", "bottleneck", "curve"])
 def test_every_chart_keeps_its_title_and_legend_inside_the_canvas(monkeypatch, make):
     figure = _drawn_figure(monkeypatch, make)
-    (axes,) = figure.axes
-    title = axes.get_title(loc="left")
+    first, last = figure.axes[0], figure.axes[-1]  # the curve's two panels: title above, legend below
+    title = first.get_title(loc="left")
     (heading,) = [text for text in figure.findobj(Text) if text.get_text() == title and title]
     assert _inside(figure, heading)
-    legend = axes.get_legend()
+    legend = last.get_legend()
     assert legend is not None and _inside(figure, legend)
 
 

@@ -23,7 +23,7 @@ from sources.kit.raw_store import Kept
 from sources.kit.registry import parse_payloads, spec_for
 from sources.kit.spec import Parsed
 from warehouse.build.rebuild import rebuild_estimates
-from warehouse.loading import baseline
+from warehouse.loading import baseline, night_curve
 from warehouse.loading.load import (
     LoadResult,
     RunContext,
@@ -42,6 +42,7 @@ from warehouse.loading.observations import (
 )
 from warehouse.loading.reference_load import load_reference
 from warehouse.loading.run_log import as_of_date, finish_run, record_interrupted, record_source_status, start_run
+from warehouse.store import settings
 from warehouse.store.location import UnreadableWarehouse
 from warehouse.store.workspace import Workspace
 from warehouse.store.write_session import Holder, WarehouseBusy, Writer, journal_run, turn_taken, writing
@@ -223,6 +224,9 @@ def _write(session, workspace, run, mode, loads, bundled_prices, count_baseline,
     record_source_status(con, run, statuses)
     step("rebuilding estimates")
     counts = rebuild_estimates(con, run.run_id, as_of_date(con, run.run_date))
+    if con.execute("select night_snapshot_wanted()").fetchone()[0]:  # a night: its curves beside its report rows
+        step("drawing the interactivity curves")
+        night_curve.keep(con, run.run_id, as_of_date(con, run.run_date), settings.night_curves())
     summary = finish_run(con, run, baseline_loads + results if count_baseline else results, counts, statuses)
     payloads = {item.source: len(item.kept) for item in loads}
     summary["sources"] = [_status(con, run, s) | {"payloads": payloads.get(s[0], 0)} for s in statuses]

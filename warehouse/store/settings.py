@@ -82,10 +82,11 @@ def threads() -> int | None:
 
 
 def check_engine_settings() -> None:
-    """Raise BadWarehouse (one sentence) if GPUCALC_THREADS or GPUCALC_MEMORY_LIMIT cannot be used,
-    before a command starts any work."""
+    """Raise BadWarehouse (one sentence) if GPUCALC_THREADS, GPUCALC_MEMORY_LIMIT or GPUCALC_CURVES
+    cannot be used, before a command starts any work."""
     threads()
     memory_limit()
+    night_curves()
 
 
 def duckdb_config(**config) -> dict:
@@ -100,3 +101,28 @@ def duckdb_config(**config) -> dict:
     if chosen is not None:
         config.setdefault("threads", chosen)
     return config
+
+
+# The interactivity curve the night keeps unless GPUCALC_CURVES says otherwise: the second seed's
+# question, GB200 NVL72 against HGX B200 for DeepSeek-R1 with MTP, against tokens/s per user.
+DEFAULT_CURVES = "deepseek-r1-mtp=gb200-nvl72,hgx-b200-8"
+
+
+def night_curves() -> dict[str, tuple[str, ...]]:
+    """The serving jobs whose interactivity curve each night keeps, with the platforms it sets side by
+    side (warehouse/loading/night_curve.py): `GPUCALC_CURVES`, as JOB=PLATFORM,PLATFORM;JOB=...,
+    or `off` for none. A value that is not so raises BadWarehouse."""
+    from warehouse.store.location import BadWarehouse
+
+    chosen = env("GPUCALC_CURVES", DEFAULT_CURVES).strip()
+    if chosen == "off":
+        return {}
+    curves = {}
+    for part in filter(None, (p.strip() for p in chosen.split(";"))):
+        job, equals, named = part.partition("=")
+        platforms = tuple(p.strip() for p in named.split(",") if p.strip())
+        if not equals or not job.strip() or not platforms:
+            raise BadWarehouse(f"GPUCALC_CURVES={chosen!r}: give JOB=PLATFORM,PLATFORM (several joined by ';'), "
+                               "such as deepseek-r1-mtp=gb200-nvl72,hgx-b200-8, or off")
+        curves[job.strip()] = platforms
+    return curves
