@@ -48,9 +48,11 @@ def keep(con: duckdb.DuckDBPyConnection, run_id: str, run_date: date, curves: di
     wanted = _known(con, curves)
     if not wanted:
         return 0
+    gpus = [r[0] for r in con.execute("select distinct gpu_id from platform where list_contains(?, platform_id)",
+                                      [sorted({p for named in wanted.values() for p in named})]).fetchall()]
     scratch = db.connect(":memory:")
     try:
-        copy_inputs(con, scratch)
+        copy_inputs(con, scratch, quotes_of=gpus)  # the curves price their platforms' accelerators only
         ids = {job: sweep.add_sweep(scratch, job) for job in wanted}
         rebuild_estimates(scratch, CURVE_RUN, run_date)
         rows = [point | {"workload_id": job}

@@ -76,13 +76,18 @@ def catalog_notes(con: duckdb.DuckDBPyConnection, limit: int = 5) -> list[str]:
     return notes
 
 
-def copy_inputs(source: duckdb.DuckDBPyConnection, con: duckdb.DuckDBPyConnection) -> None:
-    """Copy the input tables of `source` into `con` (both with the schema applied)."""
+def copy_inputs(source: duckdb.DuckDBPyConnection, con: duckdb.DuckDBPyConnection,
+                quotes_of: list[str] | None = None) -> None:
+    """Copy the input tables of `source` into `con` (both with the schema applied); with
+    `quotes_of`, only the price quotes of those accelerators (an answer about their platforms
+    alone need not carry a whole market of millions of quotes)."""
     present = {r[0] for r in source.execute(
         "select table_name from duckdb_tables() where database_name = current_database()").fetchall()}
     for table in COPIED_TABLES:
         if table in present:  # a warehouse written by an older gpucalc lacks the newer tables
-            con.register("source_rows", source.execute(f"select * from {table}").fetch_arrow_table())
+            picked = ("select * from price_quote where list_contains(?, gpu)", [quotes_of]) \
+                if table == "price_quote" and quotes_of is not None else (f"select * from {table}", [])
+            con.register("source_rows", source.execute(*picked).fetch_arrow_table())
             con.execute(f"insert into {table} by name select * from source_rows")
             con.unregister("source_rows")
 
