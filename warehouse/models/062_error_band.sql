@@ -19,13 +19,11 @@ bands as (
 )
 select
     k.kind, l.level,
-    case l.level when 0 then 'default' when 1 then 'measured' else 'calibrated' end as confidence,
-    case when b.points >= assume('min_backtest_points') then b.p50 end as error_p50,
-    case when b.points >= assume('min_backtest_points') then b.p90 end as error_p90,
+    band_confidence(l.level) as confidence,
+    band_earned(b.points, b.p50) as error_p50,
+    band_earned(b.points, b.p90) as error_p90,
     coalesce(b.points, 0) as points,
-    case when b.points >= assume('min_backtest_points') then 'backtest: ' || b.points || ' points'
-         else 'unvalidated: ' || coalesce(b.points, 0) || case when b.points = 1 then ' point' else ' points' end
-         end as basis
+    band_basis(b.points) as basis
 from (select distinct kind from workload) k
 cross join range(0, 9) l(level)
 left join bands b on b.kind = k.kind and b.level = l.level;

@@ -191,3 +191,13 @@ create or replace macro estimate_class_order(kind, class) as
          when kind <> 'serving' then 2
          else 2 + list_position(['MoE serving (DeepSeek-R1 class)', 'PCIe, NVL and workstation cards (serving)',
                                  'Interactive (dense)', 'Offline / Server on SXM-class accelerators'], class) end;
+
+-- An error band row (062_error_band, 062_error_band_class): its confidence word, a quantile kept
+-- only where at least min_backtest_points held-out points earned it, and what it rests on.
+create or replace macro band_confidence(level) as
+    case level when 0 then 'default' when 1 then 'measured' else 'calibrated' end;
+create or replace macro band_earned(points, quantile) as
+    case when points >= assume('min_backtest_points') then quantile end;
+create or replace macro band_basis(points) as
+    case when points >= assume('min_backtest_points') then 'backtest: ' || points || ' points'
+         else 'unvalidated: ' || coalesce(points, 0) || case when points = 1 then ' point' else ' points' end end;
