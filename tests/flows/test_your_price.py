@@ -16,11 +16,12 @@ from warehouse.questions.your_price import GivenPrice
 DEMAND = 100_000
 
 
-def test_compare_ranks_your_gpu_hour_price_in_place_of_the_market_and_names_it(offline_data):
-    gb200_quotes = query(offline_data, "select count(*) from price_quote where gpu = 'GB200'")
+def test_compare_ranks_your_gpu_hour_price_in_place_of_the_market_and_names_it(offline_copy):
+    # a private copy: this test opens the file itself, as another configuration than the CLI's readers
+    gb200_quotes = query(offline_copy, "select count(*) from price_quote where gpu = 'GB200'")
     result = gpucalc("compare", "deepseek-r1-mtp", "--platforms", "gb200-nvl72,hgx-b200-8,hgx-h200-8",
                      "--pricing", "on_demand", "--price", "gb200-nvl72=10.50/gpu-h", "--price", "B200=44/system-h",
-                     "--json", "--data-dir", str(offline_data))
+                     "--json", "--data-dir", str(offline_copy))
     assert result.exit_code == 0, result.output
     # the market rents GB200 by the 4-GPU tray: your price is a tray at 4 x $10.50
     assert ("your price: $10.50 per GPU-hour of gb200-nvl72 ($42.00 per 4-GPU instance) on on_demand, "
@@ -38,7 +39,7 @@ def test_compare_ranks_your_gpu_hour_price_in_place_of_the_market_and_names_it(o
     # your prices for two platforms are no provider's pair
     assert json.loads(result.stdout)["like_for_like"]["same_provider"] == []
     # only the private copy had your price
-    assert query(offline_data, "select count(*) from price_quote where gpu = 'GB200'") == gb200_quotes
+    assert query(offline_copy, "select count(*) from price_quote where gpu = 'GB200'") == gb200_quotes
 
 
 def test_serve_takes_a_system_hour_price_on_another_basis_and_says_whose_it_is(offline_data):
