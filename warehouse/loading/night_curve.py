@@ -1,6 +1,7 @@
-"""The night's interactivity curves (issues 35 and 36): for each serving job the settings name,
-cost per million tokens and tokens/s per GPU of each named platform against tokens/s per user,
-kept with the night so its report draws them and a past night's report draws them again.
+"""The night's interactivity curves (issues 35 and 36): for each serving job (by default every one,
+on the platforms the night's decisions picked for it, and the second seed's pair beside them;
+GPUCALC_CURVES), cost per million tokens and tokens/s per GPU of each platform against tokens/s
+per user, kept with the night so its report draws them and a past night's report draws them again.
 
 Each curve is what `gpucalc compare JOB --sweep --platforms ...` answers on the night's own
 inputs, computed the same way (warehouse/questions/sweep.py): the job copied once per rate in
@@ -19,6 +20,7 @@ from warehouse.build.rebuild import rebuild_estimates
 from warehouse.questions import sweep
 from warehouse.questions.scratch import copy_inputs
 from warehouse.store import db
+from warehouse.store.settings import Curves
 
 TABLE = "night_curve"
 COLUMNS = """
@@ -40,12 +42,13 @@ COLUMNS = """
 CURVE_RUN = "curve"
 
 
-def keep(con: duckdb.DuckDBPyConnection, run_id: str, run_date: date, curves: dict[str, tuple[str, ...]]) -> int:
-    """Replace the night's curves in `con` with those of `curves` (job -> platforms) the catalog
-    holds: serving jobs and platforms it knows; return the points kept."""
+def keep(con: duckdb.DuckDBPyConnection, run_id: str, run_date: date, curves: Curves) -> int:
+    """Replace the night's curves in `con` with those `curves` asks for that the catalog holds:
+    serving jobs and platforms it knows; return the points kept. Run after the night's rebuild,
+    whose decisions say the platforms of `curves.every_job`."""
     con.execute(f"create table if not exists {TABLE} ({COLUMNS})")
     con.execute(f"delete from {TABLE} where run_date = ?", [run_date])
-    wanted = _known(con, curves)
+    wanted = _known(con, _with_decided(con, curves) if curves.every_job else curves.named)
     if not wanted:
         return 0
     gpus = [r[0] for r in con.execute("select distinct gpu_id from platform where list_contains(?, platform_id)",
@@ -65,6 +68,19 @@ def keep(con: duckdb.DuckDBPyConnection, run_id: str, run_date: date, curves: di
         con.executemany(f"insert into {TABLE} ({', '.join(names)}) values ({', '.join('?' * len(names))})",
                         [[run_date, run_id, *(r[n] for n in names[2:])] for r in rows])
     return len(rows)
+
+
+def _with_decided(con: duckdb.DuckDBPyConnection, curves: Curves) -> dict[str, tuple[str, ...]]:
+    """Every serving job on the platforms the night's decisions picked for it (by id), then those
+    `curves` names for it beside them."""
+    decided = dict(con.execute(
+        """select d.workload_id, list(distinct d.platform_id order by d.platform_id)
+           from decision d join workload w on w.workload_id = d.workload_id
+           where w.kind = 'serving' and d.platform_id is not null group by all order by all""").fetchall())
+    out = {job: tuple(platforms) for job, platforms in decided.items()}
+    for job, named in curves.named.items():
+        out[job] = (*out.get(job, ()), *(p for p in named if p not in out.get(job, ())))
+    return out
 
 
 def _known(con: duckdb.DuckDBPyConnection, curves: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:

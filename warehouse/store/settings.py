@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from sources.kit.environment import env
@@ -103,26 +104,37 @@ def duckdb_config(**config) -> dict:
     return config
 
 
-# The interactivity curve the night keeps unless GPUCALC_CURVES says otherwise: the second seed's
-# question, GB200 NVL72 against HGX B200 for DeepSeek-R1 with MTP, against tokens/s per user.
-DEFAULT_CURVES = "deepseek-r1-mtp=gb200-nvl72,hgx-b200-8"
+# The interactivity curves a night keeps unless GPUCALC_CURVES says otherwise: every serving job's
+# on the platforms its decisions picked, and the second seed's question, GB200 NVL72 against HGX
+# B200 for DeepSeek-R1 with MTP.
+AUTO = "auto"
+DEFAULT_CURVES = "auto;deepseek-r1-mtp=gb200-nvl72,hgx-b200-8"
 
 
-def night_curves() -> dict[str, tuple[str, ...]]:
-    """The serving jobs whose interactivity curve each night keeps, with the platforms it sets side by
-    side (warehouse/loading/night_curve.py): `GPUCALC_CURVES`, as JOB=PLATFORM,PLATFORM;JOB=...,
-    or `off` for none. A value that is not so raises BadWarehouse."""
+@dataclass(frozen=True)
+class Curves:
+    every_job: bool  # each serving job, on the platforms the night's decisions picked for it
+    named: dict[str, tuple[str, ...]]  # job -> platforms, beside those
+
+
+def night_curves() -> Curves:
+    """The interactivity curves each night keeps (warehouse/loading/night_curve.py): `GPUCALC_CURVES`,
+    as parts joined by ';', each `auto` (every serving job on the platforms its decisions picked) or
+    JOB=PLATFORM,PLATFORM; `off` for none. A value that is not so raises BadWarehouse."""
     from warehouse.store.location import BadWarehouse
 
     chosen = env("GPUCALC_CURVES", DEFAULT_CURVES).strip()
     if chosen == "off":
-        return {}
-    curves = {}
+        return Curves(False, {})
+    every_job, named = False, {}
     for part in filter(None, (p.strip() for p in chosen.split(";"))):
-        job, equals, named = part.partition("=")
-        platforms = tuple(p.strip() for p in named.split(",") if p.strip())
+        if part == AUTO:
+            every_job = True
+            continue
+        job, equals, listed = part.partition("=")
+        platforms = tuple(p.strip() for p in listed.split(",") if p.strip())
         if not equals or not job.strip() or not platforms:
-            raise BadWarehouse(f"GPUCALC_CURVES={chosen!r}: give JOB=PLATFORM,PLATFORM (several joined by ';'), "
-                               "such as deepseek-r1-mtp=gb200-nvl72,hgx-b200-8, or off")
-        curves[job.strip()] = platforms
-    return curves
+            raise BadWarehouse(f"GPUCALC_CURVES={chosen!r}: give parts joined by ';', each auto or "
+                               "JOB=PLATFORM,PLATFORM (such as auto;deepseek-r1-mtp=gb200-nvl72,hgx-b200-8), or off")
+        named[job.strip()] = platforms
+    return Curves(every_job, named)
