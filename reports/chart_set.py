@@ -88,14 +88,18 @@ def curve_basis(points: pl.DataFrame) -> str | None:
     return "on_demand" if "on_demand" in bases else (bases[0] if bases else None)
 
 
-def curve_chart(workload_id: str, points: pl.DataFrame, cache: ChartCache | None = None) -> Chart:
-    """The job's interactivity curve on curve_basis: one line per platform, each at its cheapest provider."""
+def curve_chart(workload: dict, points: pl.DataFrame, cache: ChartCache | None = None) -> Chart:
+    """The job's interactivity curve on curve_basis: one line per platform, each at its cheapest
+    provider; below the cost, what each GPU of the fleet serves of the job's demand (the chosen
+    layout's own rate per GPU leaves its prefill GPUs out, and the cheapest fleet at one TPOT need
+    not be the fastest per GPU, so that rate zig-zags where the fleet's share cannot)."""
+    workload_id, demand = workload["workload_id"], workload.get("demand_tokens_per_s")
     basis = curve_basis(points)
     rows = points.filter(pl.col("pricing") == basis).sort("platform_id", "tokens_per_s_per_user")
     lines: dict[str, list] = {}
     for row in rows.iter_rows(named=True):
-        lines.setdefault(row["platform_id"], []).append(
-            (row["tokens_per_s_per_user"], row["usd_per_mtok"], row["tokens_per_s_per_gpu"]))
+        per_gpu = demand / row["fleet_gpus"] if demand and row["fleet_gpus"] else row["tokens_per_s_per_gpu"]
+        lines.setdefault(row["platform_id"], []).append((row["tokens_per_s_per_user"], row["usd_per_mtok"], per_gpu))
     title = (f"{workload_id}: cost and throughput against tokens/s per user ({basis}, each platform at its "
              "cheapest provider)")
     return charts.curve_chart(curve_chart_file(workload_id), title, lines, cache)

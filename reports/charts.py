@@ -242,8 +242,9 @@ def bottleneck_chart(file: str, mix: dict[str, dict[str, int]], cache: ChartCach
 
 def curve_chart(file: str, title: str, lines: dict[str, list[tuple[float, float, float]]],
                 cache: ChartCache | None = None) -> Chart:
-    """A serving job's interactivity curve: per platform, USD per million tokens (above) and
-    tokens/s per GPU (below) against tokens/s per user, each point the fleet that meets that TPOT.
+    """A serving job's interactivity curve: per platform, USD per million tokens (above) and tokens/s
+    served per GPU of the fleet (below) against tokens/s per user, each point the fleet that meets
+    that TPOT.
 
     `lines` maps a platform to its (tokens/s per user, USD per million tokens, tokens/s per GPU)
     points, in rate order. Each platform is one colour and marker in both panels, named in the
@@ -261,7 +262,7 @@ def curve_chart(file: str, title: str, lines: dict[str, list[tuple[float, float,
                      "markersize": 5, "linewidth": 1.4}
             cost.plot([u for u, _, _ in points], [c for _, c, _ in points], **style)
             rate.plot([u for u, _, _ in points], [g for _, _, g in points], label=platform, **style)
-        for axes, label in ((cost, "USD per million tokens (log)"), (rate, "tokens/s per GPU (log)")):
+        for axes, label in ((cost, "USD per million tokens (log)"), (rate, "tokens/s served per GPU (log)")):
             axes.set_yscale("log")
             axes.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
             axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.6g}"))

@@ -82,8 +82,9 @@ def _draw_charts(con, data: context.NightData, cache: ChartCache | None, step: S
     jobs += [lambda: chart_set.backtest_chart(con, night, cache), lambda: chart_set.bottleneck_chart(con, night, cache)]
     series = chart_set.price_series(data.known_prices)
     jobs += [lambda g=g: chart_set.price_chart(g, series[g], cache) for g in sorted(series)]
-    curved = sorted(set(data.curves["workload_id"].to_list())) if data.curves.height else []
-    jobs += [lambda w=w: chart_set.curve_chart(w, data.curve_of(w), cache) for w in curved]
+    curved = set(data.curves["workload_id"].to_list()) if data.curves.height else set()
+    jobs += [lambda w=w: chart_set.curve_chart(w, data.curve_of(w["workload_id"]), cache)
+             for w in data.workloads.iter_rows(named=True) if w["workload_id"] in curved]
     for index, job in enumerate(jobs, 1):
         step(f"report: drawing chart {index}/{len(jobs)}")
         chart = job()
