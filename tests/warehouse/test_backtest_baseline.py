@@ -175,6 +175,17 @@ def test_coverage_counts_the_points_inside_the_band_of_the_level_they_used(own):
     assert "no band earned" in text and "   1/4     25.0%" in text and "   3/4     75.0%" in text
 
 
+def test_coverage_is_also_read_per_calibration_level_the_predictions_reached(own):
+    _hand_made_errors(own)
+    by_level = {row["name"]: row for row in figures(own)["baseline_and_coverage"]["per calibration level"]}
+    # five points uncalibrated (pretrain 5%, 15%, 50% in a 10%/40% band; serving, no band), one
+    # LoRA point at level 4 (8% in a 5%/10% band), named as calibration_level says the levels
+    assert list(by_level) == ["uncalibrated: documented efficiencies", "same workload, other GPUs"]
+    none, other = by_level.values()
+    assert (none["points"], none["within_p50"], none["within_p90"], none["no_band"]) == (5, 1, 2, 2)
+    assert (other["points"], other["within_p50"], other["within_p90"], other["no_band"]) == (1, 0, 1, 0)
+
+
 def test_the_model_and_the_baseline_are_compared_on_the_same_points(own):
     _hand_made_errors(own)
     by_kind = {row["name"]: row for row in figures(own)["baseline_and_coverage"]["per workload kind"]}

@@ -83,6 +83,8 @@ select
     n.baseline_measured_per_gpu * n.baseline_scale as baseline_per_gpu,
     abs(n.baseline_measured_per_gpu * n.baseline_scale - p.measured_per_gpu) / p.measured_per_gpu as baseline_ape,
     p.band_level,
+    -- how far the prediction reached for its calibration, in the words of calibration_level
+    coalesce(l.basis, 'uncalibrated: documented efficiencies') as band_basis,
     e.error_p50,
     e.error_p90,
     p.loao_ape <= e.error_p50 as within_p50,
@@ -90,4 +92,5 @@ select
 from point p
 left join nearest n on n.source = p.source and n.source_ref = p.source_ref
                    and n.source_row is not distinct from p.source_row and n.rank = 1
-left join error_band_class e on e.kind = p.kind and e.class = p.class and e.level = p.band_level;
+left join error_band_class e on e.kind = p.kind and e.class = p.class and e.level = p.band_level
+left join (select distinct level, basis from calibration_level) l on l.level = p.band_level;

@@ -23,6 +23,8 @@ BASELINE_GROUPS = {
     "every point": ("'every point'", "0"),
     "per class": ("class", "class_order"),
     "per workload kind": ("scenario_kind", "scenario_kind"),
+    # how far each prediction extrapolates: the calibration level it reached without its own GPU
+    "per calibration level": ("regexp_replace(band_basis, '^calibrated: ', '')", "band_level"),
 }
 
 BASELINE_RULE = (
