@@ -121,6 +121,18 @@ def test_a_level_the_backtest_shows_making_things_worse_is_skipped(con, rates):
     assert choice(con, "toy-offline", "toy2-1") == (1, "measured", pytest.approx(0.5))
 
 
+def test_a_family_level_worse_than_learning_from_every_gpu_is_skipped(con, rates):
+    # TOY at 2x the model, its sibling TOY2 at 3x, OTHER and LONE at 2x. From its sibling alone
+    # (level 3) TOY is off by 50% and TOY2 by 33% (median 41.7%): better than uncalibrated (50%,
+    # 67%), worse than learning from every other GPU (level 4): TOY from 3, 2, 2 (geometric mean
+    # 2.289) off by 14.5%, TOY2 from 2, 2, 2 off by 33.3% (median 23.9%)
+    con = _warehouse(con, 1, {"TOY": 2.0, "TOY2": 3.0, "OTHER": 2.0, "LONE": 2.0}, rates)
+    trust = dict(con.execute("select level, trusted from calibration_trust where kind = 'serving:Offline'").fetchall())
+    assert (trust[3], trust[4]) == (False, True)
+    # TOY3, the family's unmeasured card, is calibrated on every GPU, not on its siblings (2.449)
+    assert choice(con, "toy-offline", "toy3-1") == (4, "calibrated", pytest.approx((2.0 * 3.0 * 2.0 * 2.0) ** 0.25))
+
+
 def test_fewer_points_than_the_minimum_leave_everything_uncalibrated_and_unvalidated(con, rates):
     con = _warehouse(con, 5, {"TOY": 2.0, "TOY2": 2.0, "OTHER": 2.0}, rates)
     assert choice(con, "toy-offline", "toy-1") == (1, "measured", pytest.approx(2.0))
