@@ -52,6 +52,7 @@ GC_THRESHOLDS = (20_000, 20, 20)
 SHARED_WORKER = {
     "tests/reports/test_report_nights.py": "nights",  # the `nights` fixture (tests/reports/conftest.py)
     "tests/reports/test_report_browser.py": "nights",
+    "tests/reports/test_seed_questions.py": "nights",
 }
 # The slowest files start first, so the workers finish together rather than one waiting on the
 # other's last long file (measured with `--durations=0`, longest first); the first two need no
