@@ -60,6 +60,7 @@ PLATFORM: dict[str, pl.DataType] = {
 MODEL: dict[str, pl.DataType] = {
     "model_id": pl.String,
     "name": pl.String,
+    "family": pl.String,  # the model family (llama-3.1, deepseek-v3): the backtest leaves one out at a time
     "params_total_b": pl.Float64,  # billions
     "params_active_b": pl.Float64,  # per token (MoE); = total for dense
     "layers": pl.Int64,

@@ -1,7 +1,9 @@
 """The leave-one-accelerator-out backtest's figures: its errors per kind, accelerator and
 workload, the model beside a naive baseline and the stated bands' coverage per class
-(backtest_baseline), and the calibration levels it trusts. `gpucalc backtest` prints them
-(backtest_text.py) or, with --json, gives them as they are (errors as fractions)."""
+(backtest_baseline), and the calibration levels it trusts; and the leave-one-model-family-out
+backtest's errors per kind and class, with or without other families' factors (backtest_family).
+`gpucalc backtest` prints them (backtest_text.py) or, with --json, gives them as they are (errors
+as fractions)."""
 
 from __future__ import annotations
 
@@ -73,6 +75,7 @@ def figures(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         """select count(*) as points, quantile_cont(loao_ape, 0.5) as median_ape,
                   quantile_cont(loao_ape, 0.9) as p90_ape from backtest""",
     )[0]
+    families = _rows(con, sql_text("warehouse.questions", "backtest_family.sql")) if _has(con, "family_trust") else []
     return {
         "errors": groups,
         "baseline_rule": BASELINE_RULE,
@@ -80,5 +83,12 @@ def figures(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         "coverage_rule": COVERAGE_RULE,
         "baseline_and_coverage": baseline,
         "calibration_levels": levels,
+        "leave_one_family_out": families,
         "overall": overall,
     }
+
+
+def _has(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Whether the warehouse holds `table` (one rebuilt by an older gpucalc lacks the newer ones)."""
+    return bool(con.execute("select count(*) from duckdb_tables() where database_name = current_database() "
+                            "and table_name = ?", [table]).fetchone()[0])

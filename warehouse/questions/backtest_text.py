@@ -53,6 +53,7 @@ def render_figures(found: dict[str, Any]) -> str:
             f"{_pct(row['median_ape'])} vs {_pct(row['median_default_ape'])}  {used}"
         )
     out.append("")
+    out += _families(found.get("leave_one_family_out") or [])
     overall = found["overall"]
     if overall["points"]:
         out.append(
@@ -104,5 +105,23 @@ def _coverage(groups: dict[str, list[dict[str, Any]]]) -> list[str]:
                 f"  {row['name']:42} {row['points']:>6}  {_share(row['within_p50'], row['p50_band_points'])}"
                 f"  {_share(row['within_p90'], row['p90_band_points'])}  {row['no_band']:>14}"
             )
+    out.append("")
+    return out
+
+
+def _families(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
+    out = _wrapped("Leave one model family out: each result predicted as a model family nobody measured in "
+                   "that kind of workload would be, from the other families' results on the same accelerator, "
+                   "else its GPU family, else every one; beside the documented efficiencies alone. Estimates of "
+                   "such a family use the other families' factors only where they do better here.")
+    out.append("")
+    out.append(f"  {'':16} {'':42} {'points':>6} {'factored':>7} {'p90':>7} {'uncal.':>7} {'p90':>7}  used")
+    for row in rows:
+        out.append(
+            f"  {row['kind']:16} {row['class']:42} {row['points']:>6} {_pct(row['median_ape'])} {_pct(row['p90_ape'])}"
+            f" {_pct(row['median_default_ape'])} {_pct(row['p90_default_ape'])}  {'yes' if row['used'] else 'no'}"
+        )
     out.append("")
     return out

@@ -166,6 +166,7 @@ create table if not exists assumption (
 
 -- Added after the first release (warehouses built earlier gain them).
 alter table model add column if not exists max_context integer;  -- most tokens of prompt + output it takes
+alter table model add column if not exists family varchar;  -- the model family the backtest leaves out whole
 alter table gpu add column if not exists sfu_exp_per_s_t double;        -- softmax exponentials, T/s
 alter table gpu add column if not exists sustained_clock_ratio double;  -- tensor clock under the power cap / peak's
 alter table model add column if not exists attn_decode_flops double;    -- per query token per cached token per layer
