@@ -60,7 +60,7 @@ def test_a_job_run_to_its_end_spans_its_time_and_its_cost():
 def test_no_band_no_range():
     row = dict(TRAINING, error_p50=None, error_p90=None, confidence="default")
     says = decision_text(row, serving=False)[1]
-    assert "p90" not in says and "error unvalidated" in says
+    assert "p90" not in says and "a wide guess" in says
     assert set(range_json(row, paced=False).values()) == {None}
 
 
@@ -183,7 +183,7 @@ def test_the_bundled_b200_fleet_breaks_even_with_the_api_where_worked_by_hand(of
     # no MoE serving result checks the model: no band, so no range, and the text says so
     assert b200["error_p90"] is None and "p90 error band" not in said
     assert "$0.24 per million accepted output tokens ($88.00/h); bottleneck" in said
-    assert "error unvalidated (fewer than 5 held-out points of its class)" in said
+    assert "uncalibrated (documented efficiencies); fewer than 5 checked results of its kind: a wide guess" in said
     assert "the managed API ($1.28/M) is cheaper below 9,600 accepted output tokens/s" in said
 
 

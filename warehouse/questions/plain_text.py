@@ -65,12 +65,19 @@ def fmt_hours(value) -> str:
     return f"{value * 3600:.0f} s" if value * 3600 >= 0.5 else "under a second"  # never "0 min"
 
 
+# how an estimate was made, in a buyer's words (calibration_choice's confidence)
+MADE = {"calibrated": "calibrated on measured results", "default": "uncalibrated (documented efficiencies)"}
+
+
 def _band(row: dict) -> str:
+    """How sure the figure is, in words a buyer reads: measured, or its median error against
+    held-out results of its class, or that none checked it."""
     if row.get("confidence") == "measured":
-        return "measured"
+        return "measured at this size"
+    made = MADE.get(row.get("confidence"), row.get("confidence") or "estimated")
     if row.get("error_p50") is None:
-        return f"{row.get('confidence') or ''}, error unvalidated (fewer than 5 held-out points of its class)"
-    return f"{row['confidence']} ±{fmt_pct(row['error_p50'])} median error"
+        return f"{made}; fewer than 5 checked results of its kind: a wide guess"
+    return f"{made}; median error ±{fmt_pct(row['error_p50'])} against checked results of its kind"
 
 
 def _span(figure: float, error: float, fmt) -> str:
