@@ -56,6 +56,7 @@ def _front_tables(data: NightData, workload_pages: dict[str, str]) -> list[str]:
         wid = workload["workload_id"]
         rows, before = data.front_of(wid)
         out += front_table.section(workload, rows, before, previous, workload_pages[wid])
+        out += seed_questions.answer(data, wid)
     return out
 
 
@@ -68,7 +69,6 @@ def page(data: NightData, rejected, unresolved, workload_pages: dict[str, str]) 
         page_link("Prices", "prices.md"), page_link("Methodology and sources", "methodology.md"),
         page_link("Every night", "../index.md"),
     ]) + "\n")
-    out += seed_questions.section(data)
     out += _front_tables(data, workload_pages)
     out += changes_page.index_section(data.changes)
     out.append("## Workloads\n")

@@ -1,5 +1,5 @@
-"""The two questions gpucalc grew from, answered at the top of the morning report from the night's
-own options (issue 35, item 8; ../shared/seeds/).
+"""The two questions gpucalc grew from, answered on the morning report's front page right under
+their jobs' tables, which lead it, from the night's own options (issue 35, item 8; ../shared/seeds/).
 
 1. DFlash drafter training: would as many B200s as the measured run's RTX PRO 6000s train it
    faster and cheaper? Per price basis: time and cost against the run, the range the estimate's
@@ -27,10 +27,14 @@ SERVING_JOB, SERVING_PLATFORMS = "deepseek-r1-mtp", ("gb200-nvl72", "hgx-b200-8"
 MARKET_BASES = ("on_demand", "spot", "reserved_1y", "reserved_3y")  # owning is a cost model, not a price
 
 
-def section(data: NightData) -> list[str]:
-    """The seed questions' answers, or nothing where the night holds neither job."""
-    parts = [*_training(data), *_serving(data)]
-    return ["## The seed questions\n", *parts] if parts else []
+def answer(data: NightData, workload_id: str) -> list[str]:
+    """The seed question a job's front table is followed by (the seed jobs lead the page), or
+    nothing for any other job or where the night lacks what the question needs."""
+    if workload_id == TRAINING_JOB:
+        return _training(data)
+    if workload_id == SERVING_JOB:
+        return _serving(data)
+    return []
 
 
 def _shaped(data: NightData, workload_id: str) -> pl.DataFrame:
@@ -66,12 +70,15 @@ def _training(data: NightData) -> list[str]:
                "time": (f"time ({unit})", None), "cost": ("total cost", None),
                "against": ("against the run", None), "below": ("cheaper than the run below", None)}
     faster = all(r["time_to_finish_h"] < base["time_to_finish_h"] for r in rows.values())
+    unbanded = [BASIS_WORDS.get(b, b) for b, r in rows.items() if r.get("error_p90") is None]
+    guess = (f" No held-out result checks the {', '.join(unbanded)} estimates: they are a wide guess."
+             if unbanded else "")
     cheaper = [BASIS_WORDS.get(b, b) for b, r in rows.items() if r["usd_total"] < base["usd_total"]]
     verdict = (("Faster on every basis" if faster else "Not faster on every basis")
                + (f"; cheaper than the run on {', '.join(cheaper)}" if cheaper else "; cheaper on no basis")
-               + " tonight.")
+               + " tonight." + guess)
     return [
-        f"### Would {base['n_gpus']}x B200 train the DFlash drafter faster and cheaper?\n",
+        f"#### Seed question: would {base['n_gpus']}x B200 train the DFlash drafter faster and cheaper?\n",
         escape(f"The measured run: {fleet(base)}, {base['time_to_finish_h'] / per:.1f} {unit}, "
                f"{fmt_usd(base['usd_total'])} priced as owning its system. Against it, the same number of "
                f"B200s at each basis's cheapest quote tonight (their times include the night's allowance for "
@@ -89,8 +96,8 @@ def against_run(row: dict, base: dict) -> str:
     cost = row["usd_total"] / base["usd_total"]
     said = f"{speed:.1f}x as fast, {cost:.2f}x the cost"
     band = row.get("error_p90")
-    if band is None:
-        return said + " (no validated band: a wide guess)"
+    if band is None:  # the table's caption says it once
+        return said
     if band >= 1:
         return said + (f" (within ±{band:.0%}: up to {speed * (1 + band):.1f}x as fast, from "
                        f"{cost / (1 + band):.2f}x the cost, with no upper bound)")
@@ -112,7 +119,6 @@ def _serving(data: NightData) -> list[str]:
     if not all(sides.values()):
         return []
     a, b = SERVING_PLATFORMS
-    workload = next(w for w in data.workloads.iter_rows(named=True) if w["workload_id"] == SERVING_JOB)
     cells = []
     for basis in sorted(set(sides[a]) | set(sides[b]), key=basis_rank):
         ra, rb = sides[a].get(basis), sides[b].get(basis)
@@ -125,7 +131,7 @@ def _serving(data: NightData) -> list[str]:
                "b": (f"{names[b][0]}: $/M tokens, fleet, provider", None),
                "ratio": (f"{a} against {b}", None), "why": ("the gap is", None)}
     api = next((r for r in data.decisions_of(SERVING_JOB).iter_rows(named=True) if r["pricing"] == "api"), None)
-    out = [f"### GB200 NVL72 or HGX B200 for {escape(workload['name'])}?\n",
+    out = ["#### Seed question: GB200 NVL72 or HGX B200 for this job?\n",
            table(pl.DataFrame(cells, schema=dict.fromkeys(columns, pl.String)), columns)]
     if api is not None:
         out.append(escape(f"The managed API beside them: {api['provider']} at {fmt_usd(api['usd_per_mtok'])} per "

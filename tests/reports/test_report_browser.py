@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 PHONE_WIDTH = 390
-DESK = (1400, 1000)  # the first screen of a laptop: the index's first table must be on it
+DESK = (1400, 1000)  # the first screen of a laptop: the index's first job table must be on it
 PAGES = ("2026-11-25/index.html", "2026-11-25/workloads/dflash-qwen36-27b.html", "index.html")
 CHECK_PAGE = """<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
 {frames}
@@ -114,9 +114,9 @@ def test_the_html_report_loads_in_headless_chromium(nights, tmp_path):
     frames = json.loads(match.group(1).replace("&quot;", '"'))
     found = {page["page"]: page for page in frames if page["width"] == PHONE_WIDTH}
     assert set(found) == set(PAGES)
-    # on a laptop's first screen the index answers the first seed question: its table, first row included
+    # on a laptop's first screen the index shows the first job's table, its first row included
     desk = next(page for page in frames if page["width"] == DESK[0])
-    assert desk["firstJob"].startswith("Would 4x B200 train the DFlash drafter"), desk
+    assert desk["firstJob"].startswith("DFlash drafter training for Qwen3.6-27B"), desk
     assert desk["firstRowBottom"] is not None and desk["firstRowBottom"] <= DESK[1], desk
     for page in found.values():
         assert page["title"] and page["broken"] == [], page
