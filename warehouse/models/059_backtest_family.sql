@@ -1,4 +1,4 @@
--- grain: one row per latest calibration point (source x source_ref x source_row) that some other model family calibrates
+-- grain: one row per latest calibration point (source x source_ref x source_row) another model family calibrates
 -- backtest_family: every latest point predicted as an estimate of a model family nobody measured
 -- would be (leave one model family out): calibrated only from the results of other families of
 -- the same kind of workload and scenario, on the very accelerator where it has such results
@@ -9,10 +9,11 @@
 -- prints its errors per class next to the uncalibrated model's.
 create or replace table backtest_family as
 with latest as (
-    select p.*, m.family as model_family
+    select p.*, m.family as model_family, estimate_class(p.kind, m.experts, g.form_factor, w.scenario) as class
     from calibration_point p
     join workload w on w.workload_id = p.workload_id
     join model m on m.model_id = w.model_id
+    join gpu g on g.gpu_id = p.gpu_id
     where p.latest and m.family is not null
 ),
 learnt as (
@@ -40,6 +41,7 @@ limited as (
 select
     p.source, p.source_ref, p.source_row, p.workload_id, p.kind, p.scenario_kind, p.gpu_id, p.gpu_count,
     p.model_family,
+    p.class,
     x.reach,
     case x.reach when 1 then 'other families on the same accelerator' when 2 then 'other families on its GPU family'
                  else 'other families on every accelerator' end as reach_basis,

@@ -7,15 +7,11 @@
 -- workloads must not make a new model's estimate worse.
 create or replace table family_trust as
 select
-    b.scenario_kind as kind,
-    estimate_class(b.kind, m.experts, g.form_factor, w.scenario) as class,
+    scenario_kind as kind,
+    class,
     count(*) as points,
-    quantile_cont(b.ape, 0.5) as median_ape,
-    quantile_cont(b.default_ape, 0.5) as median_default_ape,
-    count(*) >= assume('min_backtest_points') and quantile_cont(b.ape, 0.5) < quantile_cont(b.default_ape, 0.5)
-        as trusted
-from backtest_family b
-join workload w on w.workload_id = b.workload_id
-left join model m on m.model_id = w.model_id
-join gpu g on g.gpu_id = b.gpu_id
+    quantile_cont(ape, 0.5) as median_ape,
+    quantile_cont(default_ape, 0.5) as median_default_ape,
+    count(*) >= assume('min_backtest_points') and quantile_cont(ape, 0.5) < quantile_cont(default_ape, 0.5) as trusted
+from backtest_family
 group by all;

@@ -3,7 +3,7 @@
 -- results and uncalibrated, and whether estimates of such a family use those factors (family_trust).
 select
     b.scenario_kind as kind,
-    estimate_class(b.kind, m.experts, g.form_factor, w.scenario) as class,
+    b.class,
     count(*) as points,
     quantile_cont(b.ape, 0.5) as median_ape,
     quantile_cont(b.ape, 0.9) as p90_ape,
@@ -11,9 +11,6 @@ select
     quantile_cont(b.default_ape, 0.9) as p90_default_ape,
     any_value(f.trusted) as used
 from backtest_family b
-join workload w on w.workload_id = b.workload_id
-left join model m on m.model_id = w.model_id
-join gpu g on g.gpu_id = b.gpu_id
-left join family_trust f on f.kind = b.scenario_kind and f.class = estimate_class(b.kind, m.experts, g.form_factor, w.scenario)
+left join family_trust f on f.kind = b.scenario_kind and f.class = b.class
 group by all
 order by 1, 2
