@@ -19,8 +19,9 @@ from reports.changes import basis_rank
 from reports.context import NightData
 from reports.front_table import BASIS_WORDS, fleet, time_unit
 from reports.markdown import code, escape, image, table
+from warehouse.questions.decision_ranges import per_rate_range, rate_range
 from warehouse.questions.plain_text import fmt_usd
-from warehouse.questions.sweep import segment_text, segments
+from warehouse.questions.sweep import costs_by_rate, segment_text, segments
 
 TRAINING_JOB, TRAINING_CANDIDATE = "dflash-qwen36-27b", "hgx-b200-8"
 SERVING_JOB, SERVING_PLATFORMS = "deepseek-r1-mtp", ("gb200-nvl72", "hgx-b200-8")
@@ -98,11 +99,13 @@ def against_run(row: dict, base: dict) -> str:
     band = row.get("error_p90")
     if band is None:  # the table's caption says it once
         return said
-    if band >= 1:
-        return said + (f" (within ±{band:.0%}: up to {speed * (1 + band):.1f}x as fast, from "
-                       f"{cost / (1 + band):.2f}x the cost, with no upper bound)")
-    return (said + f" (range {speed * (1 - band):.1f}-{speed * (1 + band):.1f}x as fast, "
-            f"{cost / (1 + band):.2f}-{cost / (1 - band):.2f}x the cost at ±{band:.0%})")
+    slowest, fastest = rate_range(speed, band)
+    cheapest, dearest = per_rate_range(cost, band)
+    if dearest is None:
+        return said + (f" (within ±{band:.0%}: up to {fastest:.1f}x as fast, from "
+                       f"{cheapest:.2f}x the cost, with no upper bound)")
+    return (said + f" (range {slowest:.1f}-{fastest:.1f}x as fast, "
+            f"{cheapest:.2f}-{dearest:.2f}x the cost at ±{band:.0%})")
 
 
 def _break_even(row: dict, base: dict) -> str:
@@ -152,13 +155,9 @@ def curve_lines(data: NightData, workload_id: str) -> list[str]:
     basis = chart_set.curve_basis(points)
     if basis is None:
         return []
-    shown = points.filter(pl.col("pricing") == basis)
-    rates = tuple(sorted(set(shown["tokens_per_s_per_user"].to_list())))
-    costs: dict[float, dict[str, float]] = {}
-    for row in shown.iter_rows(named=True):
-        if row["usd_per_mtok"] is not None:
-            costs.setdefault(row["tokens_per_s_per_user"], {})[row["platform_id"]] = row["usd_per_mtok"]
-    said = segment_text(segments(costs, rates), rates)
+    rows = points.to_dicts()
+    rates = tuple(sorted({r["tokens_per_s_per_user"] for r in rows if r["pricing"] == basis}))
+    said = segment_text(segments(costs_by_rate(rows, basis), rates), rates)
     out = [escape(f"Against tokens/s per user ({BASIS_WORDS.get(basis, basis)}, each platform at its cheapest "
                   f"provider, the demand and TTFT kept): {said}.") + "\n"]
     chart = chart_set.curve_chart_file(workload_id)

@@ -8,14 +8,7 @@
 -- results of other workloads help a new family is this table's question: `gpucalc backtest`
 -- prints its errors per class next to the uncalibrated model's.
 create or replace table backtest_family as
-with latest as (
-    select p.*, m.family as model_family, estimate_class(p.kind, m.experts, g.form_factor, w.scenario) as class
-    from calibration_point p
-    join workload w on w.workload_id = p.workload_id
-    join model m on m.model_id = w.model_id
-    join gpu g on g.gpu_id = p.gpu_id
-    where p.latest and m.family is not null
-),
+with latest as (select * from calibration_point where latest and model_family is not null),
 learnt as (
     -- per point, each reach of the other families' results: 1 the same accelerator, 2 its GPU
     -- family, 3 every accelerator

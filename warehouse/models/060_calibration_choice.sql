@@ -14,9 +14,8 @@ with targets as (
            scenario_kind(w.kind, w.scenario) as scenario_kind, g.family,
            estimate_class(w.kind, m.experts, g.form_factor, w.scenario) as class,
            -- a model family with a result of this kind (and scenario) of its own: not a new model
-           exists (select 1 from calibration_point p join workload pw on pw.workload_id = p.workload_id
-                   join model pm on pm.model_id = pw.model_id
-                   where p.latest and pm.family = m.family
+           exists (select 1 from calibration_point p
+                   where p.latest and p.model_family = m.family
                      and p.scenario_kind = scenario_kind(w.kind, w.scenario)) as family_measured
     -- every estimate's key: the first serving pass chose only the cases' platforms, so serving
     -- keys come from the layouts themselves; any other from the options (topology_raw, the

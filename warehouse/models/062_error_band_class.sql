@@ -9,24 +9,16 @@
 -- error_band (per kind alone) still weighs deployments in the serving choice
 -- (063_serving_factor_calibrated).
 create or replace table error_band_class as
-with classed as (
-    select b.source, b.source_ref, b.source_row, b.kind, b.in_sample_ape, b.default_ape,
-           estimate_class(b.kind, m.experts, g.form_factor, w.scenario) as class
-    from backtest b
-    join workload w on w.workload_id = b.workload_id
-    left join model m on m.model_id = w.model_id
-    join gpu g on g.gpu_id = b.gpu_id
-),
-errors as (
-    select kind, class, 1 as level, in_sample_ape as ape from classed
+with errors as (
+    select kind, class, 1 as level, in_sample_ape as ape from backtest
     union all
     select c.kind, c.class, l.level, l.ape
     from backtest_level l
-    join classed c on c.source = l.source and c.source_ref = l.source_ref
+    join backtest c on c.source = l.source and c.source_ref = l.source_ref
                   and c.source_row is not distinct from l.source_row
     join calibration_trust k on k.level = l.level and k.kind = l.scenario_kind and k.trusted
     union all
-    select kind, class, 0, default_ape from classed
+    select kind, class, 0, default_ape from backtest
 ),
 bands as (
     select kind, class, level, quantile_cont(ape, 0.5) as p50, quantile_cont(ape, 0.9) as p90, count(*) as points

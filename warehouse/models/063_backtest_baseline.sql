@@ -36,14 +36,13 @@ with point as (
         g.mem_bw_tbps / dtype_bytes(m.run_dtype) as weights_per_s,
         case when b.kind = 'serving' and w.input_len < w.output_len then 'memory bandwidth'
              else 'dense peak FLOP/s' end as scaled_by,
-        estimate_class(b.kind, md.experts, g.form_factor, w.scenario) as class
+        b.class
     from backtest b
     join case_layout m
       on m.source = b.source and m.source_ref = b.source_ref and m.source_row is not distinct from b.source_row
      and m.fits
     join gpu g on g.gpu_id = b.gpu_id
     join workload w on w.workload_id = b.workload_id
-    left join model md on md.model_id = w.model_id
 ),
 measured as (
     -- each accelerator's results of a workload at one GPU count (and precision)

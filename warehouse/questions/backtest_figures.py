@@ -11,6 +11,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.store.db import objects
 from warehouse.store.sql_text import sql_text
 
 # title -> the backtest column its errors are grouped by
@@ -75,7 +76,9 @@ def figures(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         """select count(*) as points, quantile_cont(loao_ape, 0.5) as median_ape,
                   quantile_cont(loao_ape, 0.9) as p90_ape from backtest""",
     )[0]
-    families = _rows(con, sql_text("warehouse.questions", "backtest_family.sql")) if _has(con, "family_trust") else []
+    # a warehouse rebuilt by an older gpucalc has no family backtest
+    family_sql = sql_text("warehouse.questions", "backtest_family.sql")
+    families = _rows(con, family_sql) if "family_trust" in objects(con) else []
     return {
         "errors": groups,
         "baseline_rule": BASELINE_RULE,
@@ -86,9 +89,3 @@ def figures(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         "leave_one_family_out": families,
         "overall": overall,
     }
-
-
-def _has(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether the warehouse holds `table` (one rebuilt by an older gpucalc lacks the newer ones)."""
-    return bool(con.execute("select count(*) from duckdb_tables() where database_name = current_database() "
-                            "and table_name = ?", [table]).fetchone()[0])

@@ -54,6 +54,16 @@ def points(con: duckdb.DuckDBPyConnection, ids: dict[str, float], platforms: lis
                                       platforms.index(r["platform_id"])))
 
 
+def costs_by_rate(rows, basis: str) -> dict[float, dict[str, float]]:
+    """Each rate's cost per platform on `basis`, from sweep points (dicts with pricing,
+    tokens_per_s_per_user, platform_id, usd_per_mtok): what `segments` reads."""
+    costs: dict[float, dict[str, float]] = {}
+    for r in rows:
+        if r["pricing"] == basis and r["usd_per_mtok"] is not None:
+            costs.setdefault(r["tokens_per_s_per_user"], {})[r["platform_id"]] = r["usd_per_mtok"]
+    return costs
+
+
 def segments(costs: dict[float, dict[str, float]], rates: tuple[float, ...]) -> list[dict]:
     """Consecutive rates grouped by which platform is cheapest and whether any other meets them:
     `costs` maps a rate to each platform's cost there (platforms that meet it only)."""
@@ -97,11 +107,7 @@ def crossovers(con: duckdb.DuckDBPyConnection, ids: dict[str, float], rows: list
     rates = tuple(sorted(ids.values()))
     out = []
     for basis in bases:
-        costs: dict[float, dict[str, float]] = {}
-        for r in rows:
-            if r["pricing"] == basis and r["usd_per_mtok"] is not None:
-                costs.setdefault(r["tokens_per_s_per_user"], {})[r["platform_id"]] = r["usd_per_mtok"]
-        parts = segments(costs, rates)
+        parts = segments(costs_by_rate(rows, basis), rates)
         out.append({"pricing": basis, "prices": "each platform's chosen provider", "provider": None,
                     "segments": parts, "text": segment_text(parts, rates)})
     if len(platforms) < 2:

@@ -263,6 +263,7 @@ def evaluate_side(
     calibrated_already = workload["kind"] == "serving"  # topology_serving_calibrated
     tokens = measured if measured else topo["tokens_per_s"] * (1.0 if calibrated_already else calib["factor"])
     error = 0.0 if measured else band["error_p90"]
+    low, high = rate_range(tokens, error) if error is not None else (None, None)
     # steady-state time on both sides: a measured duration already holds its own restarts
     time_h = workload["total_tokens"] / tokens / 3600
     side = SideResult(
@@ -273,8 +274,8 @@ def evaluate_side(
         layout=topo["layout"],
         bottleneck=topo["bottleneck"],
         tokens_per_s=tokens,
-        tokens_low=rate_range(tokens, error)[0] if error is not None else None,
-        tokens_high=rate_range(tokens, error)[1] if error is not None else None,
+        tokens_low=low,
+        tokens_high=high,
         error_basis="" if measured else band["basis"],
         time_h=time_h,
         gpu_hours=time_h * total_gpus,
