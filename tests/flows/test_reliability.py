@@ -97,18 +97,21 @@ def test_ctrl_c_stops_a_query_with_one_line(offline_data):
     assert err.strip() == "interrupted"
 
 
-@pytest.mark.parametrize("moment", ["while its Prefect server boots", "mid-write"])
-def test_ctrl_c_exits_130_at_once_and_keeps_the_warehouse(offline_copy, moment):
-    """Ctrl-C reaches the terminal's whole process group, a few seconds in (the run's temporary
-    Prefect server still booting) or mid-write: the run stops at once, its server (in a session
-    of its own, so the signal never killed it under the client) goes with it, and the warehouse
-    is as the night before left it."""
-    before = query(offline_copy, "select run_id, run_date, status from run_log order by run_id")
+def test_ctrl_c_while_its_prefect_server_boots_exits_130_at_once_and_keeps_the_warehouse(offline_copy):
+    """Ctrl-C reaches the terminal's whole process group a few seconds in, the run's temporary
+    Prefect server still booting: the run stops at once, its server (in a session of its own,
+    so the signal never killed it under the client) goes with it, and the warehouse is as the
+    night before left it."""
+    _interrupted_at("while its Prefect server boots", offline_copy, {})
+
+
+def _interrupted_at(moment: str, data: Path, env: dict[str, str]) -> None:
+    before = query(data, "select run_id, run_date, status from run_log order by run_id")
     process = subprocess.Popen(
-        [GPUCALC, "run", "--offline", "--date", OFFLINE_DAY.isoformat(), "--data-dir", str(offline_copy)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        [GPUCALC, "run", "--offline", "--date", OFFLINE_DAY.isoformat(), "--data-dir", str(data)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=os.environ | env,
     )
-    servers = _wait_until(moment, process, offline_copy / LOCK_NAME)
+    servers = _wait_until(moment, process, data / LOCK_NAME)
     sent = time.monotonic()
     os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C sends it
     out, err = process.communicate(timeout=120)
@@ -118,7 +121,7 @@ def test_ctrl_c_exits_130_at_once_and_keeps_the_warehouse(offline_copy, moment):
     for pid in servers:  # the server it started is gone, not left serving
         assert not Path(f"/proc/{pid}").exists() or _state(pid) == "Z", f"server {pid} outlived the run"
     # the warehouse opens, as the night before left it
-    assert query(offline_copy, "select run_id, run_date, status from run_log order by run_id") == before
+    assert query(data, "select run_id, run_date, status from run_log order by run_id") == before
 
 
 def _wait_until(moment: str, process: subprocess.Popen, lock: Path) -> list[int]:
@@ -138,13 +141,11 @@ def _wait_until(moment: str, process: subprocess.Popen, lock: Path) -> list[int]
 def _children(pid: int) -> list[int]:
     """The processes `pid` started (its temporary Prefect server), from /proc."""
     found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
+            found += [int(child) for child in children.read_text().split()]
+        except OSError:  # the thread or the process ended
             continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
     return found
 
 
@@ -457,3 +458,10 @@ def test_run_refuses_live_sources_offline_rather_than_ignore_them(tmp_path):
     assert result.exit_code == 2 and "--offline fetches none" in " ".join(result.output.replace("│", " ").split())
     assert not tmp_path.joinpath("warehouse.duckdb").exists()
     assert not (tmp_path / "warehouse.duckdb").exists()
+
+
+def test_ctrl_c_mid_write_exits_130_at_once_and_keeps_the_warehouse(offline_copy, prefect_harness):
+    """Ctrl-C mid-write, on the Prefect server the settings name (the run's own server is the
+    test above; last in this file, so the run's shared server has booted by then): the run
+    stops at once and the warehouse is as the night before left it."""
+    _interrupted_at("mid-write", offline_copy, {"PREFECT_API_URL": prefect_harness})

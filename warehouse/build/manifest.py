@@ -17,6 +17,7 @@ class Manifest:
     priced: tuple[str, ...]
     snapshot_tables: tuple[str, ...]
     snapshot_views: tuple[str, ...]
+    held_when_small: dict[str, int]  # model file -> the most workload x platform pairs it is held at
 
     @property
     def snapshots(self) -> tuple[str, ...]:
@@ -46,4 +47,5 @@ class Manifest:
 @functools.cache
 def manifest() -> Manifest:
     declared = tomllib.loads(resources.files("warehouse").joinpath("models/manifest.toml").read_text())
-    return Manifest(*(tuple(declared[part]) for part in ("layouts", "priced", "snapshot_tables", "snapshot_views")))
+    parts = (tuple(declared[part]) for part in ("layouts", "priced", "snapshot_tables", "snapshot_views"))
+    return Manifest(*parts, held_when_small=dict(declared.get("held_when_small", {})))

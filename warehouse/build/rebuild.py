@@ -8,7 +8,7 @@ from datetime import date
 import duckdb
 
 from sources import bundled
-from warehouse.build import migrations, topology_cache, topology_inputs
+from warehouse.build import held, migrations, topology_cache, topology_inputs
 from warehouse.build.manifest import manifest
 from warehouse.store.db import defined_by, model_files, transaction
 
@@ -90,6 +90,6 @@ def _snapshots_to_take(con: duckdb.DuckDBPyConnection, snapshots: list[tuple[str
 def _run(con: duckdb.DuckDBPyConnection, models: list[tuple[str, str]]) -> None:
     for name, sql in models:
         try:
-            con.execute(sql)
+            con.execute(held.statement(con, name, sql))
         except duckdb.Error as exc:
             raise RuntimeError(f"model {name} failed: {exc}") from exc

@@ -26,6 +26,7 @@ import duckdb
 import pyarrow as pa
 from pyarrow import feather
 
+from warehouse.build import held
 from warehouse.store import cache
 from warehouse.store.db import MODEL_DEFINES
 
@@ -52,9 +53,9 @@ def restore(con: duckdb.DuckDBPyConnection, digest: str, topology_models: list[t
             con.execute(f"create or replace table {table} as select {casts} from {source}")
         finally:
             con.unregister(source)
-    for _file, sql in topology_models:
+    for file, sql in topology_models:
         if all(kind == "view" for kind, _name in MODEL_DEFINES.findall(sql)):
-            con.execute(sql)
+            con.execute(held.statement(con, file, sql))
     return True
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import duckdb
 
+from warehouse.build import held
 from warehouse.build.migrations import night_option_split
 from warehouse.store.db import defined_by
 
@@ -14,8 +15,9 @@ def drop_changed_kinds(con: duckdb.DuckDBPyConnection, models: list[tuple[str, s
 
     `present`: the warehouse's objects (db.objects), kept as they are after the drops.
     """
+    either_kind = held.names(models)  # the rebuild picks their kind itself
     for kind, obj in defined_by(models):
-        if present.get(obj) not in (None, kind):
+        if obj not in either_kind and present.get(obj) not in (None, kind):
             if obj == night_option_split.TABLE:  # a night's options kept as one wide table: keep them
                 present.update(night_option_split.move_rows(con, models))
             con.execute(f"drop {present.pop(obj)} {obj}")
