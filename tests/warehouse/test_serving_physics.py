@@ -346,3 +346,22 @@ def test_the_backtest_predicts_a_latency_bound_point_as_the_calibrated_choice_wo
     assert factor < 0.95
     assert predicted == pytest.approx(chosen, rel=1e-9)
     assert predicted / (model * factor) < 0.99  # a smaller batch: below the linear scaling
+
+
+def test_an_fp8_checkpoint_on_a_gpu_without_fp8_streams_one_byte_per_weight(con):
+    """The toy GPU has no FP8 units, so an FP8 checkpoint's GEMMs run in BF16, but weight-only
+    kernels (Marlin on Ampere) read its weights as stored and widen them on chip."""
+    catalog = _catalog()
+    fp8 = catalog["workload"].filter(pl.col("workload_id") == "moe-server").with_columns(
+        pl.lit("moe-server-fp8").alias("workload_id"), pl.lit("fp8").alias("dtype"))
+    catalog["workload"] = pl.concat([catalog["workload"], fp8])
+    load_reference(con, catalog, RunContext.new("toy", RUN_DATE))
+    rebuild_estimates(con, "toy", RUN_DATE)
+    bf16, narrow = (batch_row(con, workload, "ep", 1, 4, 64) for workload in ("moe-server", "moe-server-fp8"))
+    # ep 4: 3 experts of 1 B parameters and the 1 B always-active part at 1 byte each = 4 GB, half
+    # of BF16's 8 GB; the KV cache stays BF16 without FP8 units: 0.27648 GB as in BF16
+    assert narrow["mem_per_gpu_gb"] == pytest.approx(4 + 0.27648)
+    assert bf16["mem_per_gpu_gb"] == pytest.approx(8 + 0.27648)
+    # the GEMMs run in BF16 either way: the same compute time; reading the weights takes half as long
+    assert narrow["t_compute_s"] == pytest.approx(bf16["t_compute_s"])
+    assert narrow["t_memory_s"] < bf16["t_memory_s"]

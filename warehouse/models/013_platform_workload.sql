@@ -4,6 +4,9 @@
 -- format of everything that does not run in FP4: attention (FP8 attention and KV cache where
 -- the GEMMs are FP8 or FP4) and, for MoE models, the non-expert GEMMs (serving stacks quantise
 -- only the routed experts to FP4; attention and dense layers stay FP8, modeling notes §1).
+-- Weights stay in the declared format where the GEMMs fall back to a wider one: weight-only
+-- kernels (Marlin on Ampere and Hopper, IPEX-LLM's INT4 on Intel Arc) read them quantised and
+-- widen them on chip, so a decode step streams the declared bytes and computes in run_dtype.
 create or replace table platform_workload as
 with formats as (
     select
@@ -25,6 +28,8 @@ select
     -- serving frameworks' kernels reach less of the peak than training stacks' large GEMMs
     case run_dtype when 'fp4' then serve_eff_fp4 when 'fp8' then serve_eff_fp8 else serve_eff_bf16 end as serve_eff,
     wide_dtype,
+    dtype as weight_dtype,
+    case when dtype = 'fp4' then 'fp8' else dtype end as wide_weight_dtype,
     peak_tflops(wide_dtype, fp4_tflops, fp8_tflops, bf16_tflops) as wide_peak_tflops,
     case wide_dtype when 'fp8' then serve_eff_fp8 else serve_eff_bf16 end as wide_serve_eff
 from formats;

@@ -26,8 +26,9 @@ select
     case when w.kind = 'finetune_lora' then 2.0 else 3.0 end as weight_passes,
     dtype_bytes(pw.run_dtype) as run_dtype_bytes,
     -- bytes per parameter a pass streams and a GPU holds (training_layout's time and memory)
-    case when w.kind = 'finetune_lora' then dtype_bytes(pw.run_dtype) else 2.0 end as streamed_weight_bytes,
-    case when w.kind = 'finetune_lora' then dtype_bytes(pw.run_dtype) else 4.0 end as held_weight_bytes
+    -- (LoRA's frozen base weights as stored: platform_workload.weight_dtype)
+    case when w.kind = 'finetune_lora' then dtype_bytes(pw.weight_dtype) else 2.0 end as streamed_weight_bytes,
+    case when w.kind = 'finetune_lora' then dtype_bytes(pw.weight_dtype) else 4.0 end as held_weight_bytes
 from workload_spec w
 cross join platform_spec p
 join platform_workload pw using (platform_id, workload_id)

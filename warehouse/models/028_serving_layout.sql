@@ -58,8 +58,9 @@ layout_facts as (
         -- MoE models keep their non-expert GEMMs in FP8 when the experts run FP4
         case when w.experts > 1 then pw.wide_peak_tflops else pw.peak_tflops end as dense_peak_tflops,
         case when w.experts > 1 then pw.wide_serve_eff else pw.serve_eff end as dense_serve_eff,
-        case when w.experts > 1 then dtype_bytes(pw.wide_dtype) else dtype_bytes(pw.run_dtype) end as dense_wbytes,
-        dtype_bytes(pw.run_dtype) as expert_wbytes,
+        case when w.experts > 1 then dtype_bytes(pw.wide_weight_dtype) else dtype_bytes(pw.weight_dtype) end
+            as dense_wbytes,
+        dtype_bytes(pw.weight_dtype) as expert_wbytes,
         -- KV cache and attention in FP8 where the GEMMs run FP8/FP4 (TensorRT-LLM, vLLM, SGLang)
         case when pw.wide_dtype = 'fp8' then 1.0 else 2.0 end as kv_bytes,
         -- tokens go to their experts in FP8 and come back in BF16 (DeepEP, TensorRT-LLM)

@@ -39,9 +39,9 @@ with per_tp as (
             / (tp.tp * pw.peak_tflops * 1e12 * pw.serve_eff * coalesce(fp.factor, 0.75)) as t_target_gemm_s,
         2.0 * w.layers * allreduce_s(w.seq_len * w.hidden * 2.0, tp.tp, p.scaleup_gbs * p.scaleup_eff,
                                      p.scaleup_hop_s) / w.seq_len as t_target_tp_s,
-        -- the producer holds its share of the frozen target in the run dtype plus one sequence of
-        -- activations
-        (w.params_total_b * 1e9 * dtype_bytes(pw.run_dtype) + 34.0 * w.seq_len * w.hidden) / tp.tp / 1e9
+        -- the producer holds its share of the frozen target as stored (platform_workload.weight_dtype)
+        -- plus one sequence of activations
+        (w.params_total_b * 1e9 * dtype_bytes(pw.weight_dtype) + 34.0 * w.seq_len * w.hidden) / tp.tp / 1e9
             as producer_mem_gb,
         -- the consumer trains the drafter (16 B/param AdamW mixed precision) next to the target's
         -- frozen embedding and LM head (2 x vocab x hidden in bf16)
