@@ -2,10 +2,10 @@
 
 A view is bound and planned again at every read, and `serving_layout` is read by both serving
 passes and by calibration, several times each: on a warehouse of the bundled catalog's size
-planning costs more than the rows, and holding the view as a table for the rest of the rebuild
-takes a third off a small rebuild. On a large one (the 10^7-estimate bench) the table costs
-more than it saves, since each pass reads only the columns and pairs it needs from the view;
-there it stays a view (docs/scale.md). Readers see either kind with the same rows.
+planning it costs more than its rows, so the rebuild holds it as a table. On a large warehouse
+the table costs more than it saves, since each pass reads only the columns and pairs it needs
+from the view, so there it stays a view (docs/scale.md has the figures). Readers see either
+kind with the same rows.
 """
 
 from __future__ import annotations
