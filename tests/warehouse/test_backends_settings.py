@@ -253,6 +253,22 @@ def test_writers_store_strings_without_fsst(tmp_path):
     assert methods and "FSST" not in methods
 
 
+def test_a_new_warehouse_file_has_small_blocks_and_an_older_file_keeps_its_own(tmp_path):
+    """A warehouse is about ninety small tables, each at least one block: 64 KiB blocks, not
+    DuckDB's 256 KiB (settings.NEW_FILE_BLOCK_SIZE); a file made before keeps the size it has."""
+    def block_size(path):
+        con = db.connect(str(path), schema=False)
+        try:
+            return con.execute("select block_size from pragma_database_size() where database_name = current_database()"
+                               ).fetchone()[0]
+        finally:
+            con.close()
+
+    assert block_size(tmp_path / "new.duckdb") == 65536
+    duckdb.connect(str(tmp_path / "older.duckdb")).close()  # DuckDB's default, as an older gpucalc made it
+    assert block_size(tmp_path / "older.duckdb") == 262144
+
+
 def test_writers_store_small_row_groups_in_a_file_and_in_a_lake_unless_the_lake_chose_its_own(tmp_path):
     """The rebuild's tables are tens of thousands of rows: in row groups of 8,192 an insert
     compresses them on every core as it writes them, instead of the commit on one

@@ -151,8 +151,10 @@ def open_file(path: str, read_only: bool, config: dict, shown_as: str | None = N
 def _attach_writer(path: str, config: dict) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(":memory:", config=config)
     try:
-        rows = settings.WRITER_ROW_GROUP_SIZE
-        con.execute(f"attach '{lake.sql_string(path)}' as {WRITER_ALIAS} (row_group_size {rows})")
+        options = f"row_group_size {settings.WRITER_ROW_GROUP_SIZE}"
+        if not Path(path).exists():
+            options += f", block_size {settings.NEW_FILE_BLOCK_SIZE}"
+        con.execute(f"attach '{lake.sql_string(path)}' as {WRITER_ALIAS} ({options})")
         con.execute(f"use {WRITER_ALIAS}")
         # where DuckDB spills for a file it opens itself, not the working directory
         con.execute("set temp_directory = ?", [f"{path}.tmp"])

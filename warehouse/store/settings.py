@@ -31,6 +31,10 @@ def cache_dir() -> Path | None:
 # nothing (docs/scale.md). The price: the DuckDB 1.5.5 bug that drops a row group's worth of
 # inserted rows (warehouse/loading/load.py) needs only 8,192 of them.
 WRITER_ROW_GROUP_SIZE = 8_192
+# A new warehouse file's block size: every table takes at least one block, and a warehouse has
+# about ninety small tables, so DuckDB's default 256 KiB blocks leave most of the file empty
+# (docs/scale.md). An existing file keeps the size it was made with.
+NEW_FILE_BLOCK_SIZE = 65_536
 
 DEFAULT_MEMORY_LIMIT = "1GB"
 # Below this DuckDB cannot hold a night's working set and fails mid-write with "Out of Memory"
