@@ -15,6 +15,7 @@ import re
 import duckdb
 
 from warehouse.build.manifest import manifest
+from warehouse.store.db import objects
 
 VIEW_STATEMENT = re.compile(r"^create or replace view (\w+) as", re.M)
 
@@ -27,7 +28,8 @@ def statement(con: duckdb.DuckDBPyConnection, file: str, sql: str) -> str:
     if most_pairs is None:
         return sql
     name = _view(file, sql)
-    pairs = con.execute("select (select count(*) from workload_spec) * (select count(*) from platform_spec)").fetchone()[0]
+    pairs = con.execute("select (select count(*) from workload_spec) * (select count(*) from platform_spec)"
+                        ).fetchone()[0]
     held = pairs <= most_pairs
     _drop_other_kind(con, name, "table" if held else "view")
     return VIEW_STATEMENT.sub(f"create or replace table {name} as", sql, count=1) if held else sql
@@ -47,10 +49,6 @@ def _view(file: str, sql: str) -> str:
 
 
 def _drop_other_kind(con: duckdb.DuckDBPyConnection, name: str, kind: str) -> None:
-    found = con.execute(
-        """select case when table_type = 'VIEW' then 'view' else 'table' end from information_schema.tables
-           where table_catalog = current_database() and table_schema = 'main' and table_name = ?""",
-        [name],
-    ).fetchone()
-    if found is not None and found[0] != kind:
-        con.execute(f"drop {found[0]} {name}")
+    found = objects(con).get(name)
+    if found not in (None, kind):
+        con.execute(f"drop {found} {name}")
