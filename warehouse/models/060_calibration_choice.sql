@@ -47,6 +47,7 @@ usable as (
 )
 select
     t.workload_id, t.platform_id, t.gpu_id, t.n_gpus,
+    t.class,  -- the estimate's class, whose band it states (topology_estimate)
     coalesce(u.level, 0) as level,
     coalesce(u.factor, 1.0) as factor,
     coalesce(u.basis, 'default: documented efficiencies, no calibration the backtest supports') as basis,

@@ -86,12 +86,7 @@ join platform_spec p on p.platform_id = t.platform_id
 join calibration_choice c
   on c.workload_id = t.workload_id and c.platform_id = t.platform_id and c.gpu_id = t.gpu_id
  and c.n_gpus = t.system_gpus
-join workload wc on wc.workload_id = t.workload_id
-left join model mc on mc.model_id = wc.model_id
-join gpu gc on gc.gpu_id = t.gpu_id
 -- the band of the estimate's own class (062_error_band_class): one class's errors say nothing of another's
-left join error_band_class b
-  on b.kind = t.kind and b.class = estimate_class(t.kind, mc.experts, gc.form_factor, wc.scenario)
- and b.level = c.level
+left join error_band_class b on b.kind = t.kind and b.class = c.class and b.level = c.level
 -- GPU counts beyond what a platform scales to are modelled only to compare with benchmarks
 where t.n_gpus <= p.gpus_per_node * p.max_nodes;

@@ -24,7 +24,7 @@ predicted as (
     select
         r.case_index, r.gpu_count, w.kind, coalesce(m.platform_id, h.platform_id) as platform_id, m.total_tokens,
         k.confidence, k.level, k.basis as calibration_basis,
-        estimate_class(w.kind, md.experts, g.form_factor, w.scenario) as class,
+        k.class,  -- the band's class (calibration_choice): a case with no calibration row has no band
         coalesce(s.layout, m.layout) as layout,
         coalesce(s.run_dtype, m.run_dtype) as run_dtype,
         coalesce(s.bottleneck, m.bottleneck) as bottleneck,
@@ -42,8 +42,6 @@ predicted as (
         end as reason
     from model_request r
     join workload w using (workload_id)
-    left join model md on md.model_id = w.model_id
-    left join gpu g on g.gpu_id = r.gpu_id
     left join case_platform h on h.case_index = r.case_index
     left join case_layout m on m.case_index = r.case_index
     left join served s on s.case_index = r.case_index and s.rank = 1
