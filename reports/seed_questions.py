@@ -19,13 +19,13 @@ from reports.changes import basis_rank
 from reports.context import NightData
 from reports.front_table import BASIS_WORDS, fleet, time_unit
 from reports.markdown import code, escape, image, table
+from sources.kit.contracts import MARKET_PRICING
 from warehouse.questions.decision_ranges import per_rate_range, rate_range
 from warehouse.questions.plain_text import fmt_usd
 from warehouse.questions.sweep import costs_by_rate, segment_text, segments
 
 TRAINING_JOB, TRAINING_CANDIDATE = "dflash-qwen36-27b", "hgx-b200-8"
 SERVING_JOB, SERVING_PLATFORMS = "deepseek-r1-mtp", ("gb200-nvl72", "hgx-b200-8")
-MARKET_BASES = ("on_demand", "spot", "reserved_1y", "reserved_3y")  # owning is a cost model, not a price
 
 
 def answer(data: NightData, workload_id: str) -> list[str]:
@@ -110,7 +110,7 @@ def against_run(row: dict, base: dict) -> str:
 
 def _break_even(row: dict, base: dict) -> str:
     """The GPU-hour price at which the option's cost equals the run's (cost is linear in the price)."""
-    if row["pricing"] not in MARKET_BASES or not row.get("usd_per_gpu_hour"):
+    if row["pricing"] not in MARKET_PRICING or not row.get("usd_per_gpu_hour"):
         return ""
     price = row["usd_per_gpu_hour"] * base["usd_total"] / row["usd_total"]
     return f"{fmt_usd(price)}/GPU-h (tonight {fmt_usd(row['usd_per_gpu_hour'])})"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import polars as pl
 
 PRICING_MODELS = ("on_demand", "spot", "reserved_1y", "reserved_3y", "owned")
+# the bases a market quotes: owning is priced by a cost model, not by a quote
+MARKET_PRICING = tuple(b for b in PRICING_MODELS if b != "owned")
 
 # Per GPU-hour above this is treated as a unit or parsing error, not a price
 # (the dearest on-demand list prices in 2026 are ~15 USD per GPU-hour).

@@ -219,14 +219,15 @@ def _write(session, workspace, run, mode, loads, bundled_prices, count_baseline,
     if bundled_prices is not False:
         step("loading the bundled price snapshot")
         baseline_loads.append(_load_price_snapshot(con, run))
-    prices = prices_ranked(con, as_of_date(con, run.run_date))
+    as_of = as_of_date(con, run.run_date)
+    prices = prices_ranked(con, as_of)
     log.info("run %s %s", run.run_id, prices)
     record_source_status(con, run, statuses)
     step("rebuilding estimates")
-    counts = rebuild_estimates(con, run.run_id, as_of_date(con, run.run_date))
+    counts = rebuild_estimates(con, run.run_id, as_of)
     if con.execute("select night_snapshot_wanted()").fetchone()[0]:  # a night: its curves beside its report rows
         step("drawing the interactivity curves")
-        night_curve.keep(con, run.run_id, as_of_date(con, run.run_date), settings.night_curves())
+        night_curve.keep(con, run.run_id, as_of, settings.night_curves())
     summary = finish_run(con, run, baseline_loads + results if count_baseline else results, counts, statuses)
     payloads = {item.source: len(item.kept) for item in loads}
     summary["sources"] = [_status(con, run, s) | {"payloads": payloads.get(s[0], 0)} for s in statuses]

@@ -13,14 +13,12 @@ from datetime import date
 
 import duckdb
 
-from sources.kit.contracts import PRICING_MODELS
+from sources.kit.contracts import MARKET_PRICING
 from warehouse.questions.names import meaning
 from warehouse.questions.plain_text import YOUR_PRICE, fmt_count, fmt_usd
 from warehouse.questions.whatif_inputs import Price, WhatIfError
 
 SOURCE = "your_price"
-# owning is priced by the ownership model (--years, --utilization, ...), not by a quote
-MARKET_BASES = tuple(b for b in PRICING_MODELS if b != "owned")
 SYNTAX = "PLATFORM=PRICE[@BASIS], e.g. gb200-nvl72=10.50/gpu-h or hgx-b200-8=44/system-h@spot"
 
 
@@ -38,8 +36,8 @@ class GivenPrice:
         if not equals or not name.strip() or not amount.strip():
             raise WhatIfError(f"--price {text!r}: use {SYNTAX}")
         basis = basis.strip() or "on_demand"
-        if basis not in MARKET_BASES:
-            raise WhatIfError(f"--price {text!r}: the basis is one of {', '.join(MARKET_BASES)} (owning is priced "
+        if basis not in MARKET_PRICING:
+            raise WhatIfError(f"--price {text!r}: the basis is one of {', '.join(MARKET_PRICING)} (owning is priced "
                               "by --years, --utilization, --pue, --usd-per-kwh and --colo-usd-per-kw-month)")
         price = Price.parse(amount)
         if price.kind not in ("gpu_hour", "system_hour"):
