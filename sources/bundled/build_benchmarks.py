@@ -4,8 +4,9 @@
 
 Reads `mlperf_h100_mi300x.csv`, `mlperf_other_accelerators_v4.0-v5.0.csv` and
 `mlperf_training_runs_v4.0-v5.0.csv` from DIR (default: `shared/data/benchmarks` beside the
-checkout, where the project keeps its shared data) and writes every MLPerf row in the bundled
-format, file order kept, followed by the user runs already in the CSV (they have no upstream
+checkout, where the project keeps its shared data), then the project's own extract of MLPerf
+Inference v5.0 in the same columns (`sources/data/mlperf_inference_v5.0.csv`), and writes every
+MLPerf row in the bundled format, file order kept, followed by the user runs already in the CSV (they have no upstream
 file, so they are carried over as written). `--check` writes nothing and exits 1 when the
 committed CSV differs from what the shared files give. OBSERVATIONS.md section 2 states the
 rules this script applies; every check below stops the build rather than write a row the
@@ -32,6 +33,8 @@ TARGET = DATA / "benchmark_results.csv"
 DEFAULT_SHARED = DATA.parents[2] / "shared" / "data" / "benchmarks"
 RESULT_FILES = ("mlperf_h100_mi300x.csv", "mlperf_other_accelerators_v4.0-v5.0.csv")
 RUNS_FILE = "mlperf_training_runs_v4.0-v5.0.csv"
+# Rounds the shared extracts lack, extracted by the project in their columns (OBSERVATIONS.md 2.3)
+OWN_RESULT_FILES = (DATA / "mlperf_inference_v5.0.csv",)
 
 COLUMNS = (
     "suite", "round", "benchmark", "workload_id", "model", "scenario", "submitter", "system", "gpu_name",
@@ -44,6 +47,7 @@ SOURCE = "bundled_mlperf"
 PUBLISHED = {
     ("MLPerf Inference", "v4.0"): "2024-03-27",
     ("MLPerf Inference", "v4.1"): "2024-08-28",
+    ("MLPerf Inference", "v5.0"): "2025-04-02",
     ("MLPerf Inference", "v5.1"): "2025-09-09",
     ("MLPerf Training", "v4.0"): "2024-06-12",
     ("MLPerf Training", "v4.1"): "2024-11-13",
@@ -175,8 +179,8 @@ def build(shared: Path, current: str) -> str:
     workloads = {w["workload_id"]: w for w in load_table("workload").iter_rows(named=True)}
     steps = run_steps(shared)
     rows = []
-    for name in RESULT_FILES:
-        with (shared / name).open(newline="", encoding="utf-8") as file:
+    for path in [shared / name for name in RESULT_FILES] + list(OWN_RESULT_FILES):
+        with path.open(newline="", encoding="utf-8") as file:
             rows += [convert(row, catalog, workloads, steps) for row in csv.DictReader(file)]
     rows += [r for r in csv.DictReader(io.StringIO(current)) if r["source"] != SOURCE]
     out = io.StringIO()

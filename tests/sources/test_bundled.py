@@ -222,9 +222,10 @@ def test_provider_page_rows_match_their_pages(prices):
 
 
 def test_benchmark_rows_are_mlperf_plus_seed(benchmarks):
-    # 148 H100-SXM / MI300X results + 126 of the other accelerators (two shared files) + the seed
-    assert benchmarks.height == 275
-    assert benchmarks.filter(pl.col("source") == "bundled_mlperf").height == 274
+    # 148 H100-SXM / MI300X results + 126 of the other accelerators (two shared files), the 191
+    # LLM results of MLPerf Inference v5.0 (sources/data/mlperf_inference_v5.0.csv) + the seed
+    assert benchmarks.height == 466
+    assert benchmarks.filter(pl.col("source") == "bundled_mlperf").height == 465
     assert benchmarks.filter(pl.col("source") == "bundled_user_run").height == 1
     assert benchmarks["source"][-1] == "bundled_user_run"  # MLPerf order kept, seed last
 
@@ -237,7 +238,7 @@ def test_benchmark_values_are_in_range(benchmarks):
     # the shared files' gpu_type, but the submitter's spelling where gpu_type names another part
     # ('A100' is ambiguous, 'GH200' is the 96 GB superchip): a new spelling needs the resolver
     assert set(mlperf["gpu_name"].unique()) == {
-        "B200", "GB200", "Gaudi2", "H100-NVL", "H100-PCIe", "H100-SXM", "H200-NVL", "H200-SXM", "L40S",
+        "B200", "GB200", "GH200", "Gaudi2", "H100-NVL", "H100-PCIe", "H100-SXM", "H200-NVL", "H200-SXM", "L40S",
         "MI300X", "MI325X", "NVIDIA A100-SXM4-80GB", "NVIDIA GH200 Grace Hopper Superchip 144GB",
         "TPU-Trillium", "TPU-v5p",
     }

@@ -38,7 +38,7 @@ usable as (
     join calibration c
       on calibration_applies(c.workload_id, c.gpu_id, c.gpu_count, c.family, c.kind, t.workload_id, t.gpu_id,
                              t.n_gpus, t.family, t.kind, t.scenario_kind)
-    left join calibration_trust k on k.level = c.level and k.kind = t.scenario_kind
+    left join calibration_trust k on k.level = c.level and k.workload_id = t.workload_id
     left join family_trust f on f.kind = t.scenario_kind and f.class = t.class
     where (c.level = 1 or coalesce(k.trusted, false))
       -- other workloads' factors (levels 5-8) reach a model family nobody measured in this kind

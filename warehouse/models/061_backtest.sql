@@ -8,7 +8,7 @@ with held_out as (
     select b.source, b.source_ref, b.source_row, arg_min(b.factor, b.level) as loao_factor,
            arg_min(b.predicted_per_gpu, b.level) as loao_predicted_per_gpu, min(b.level) as loao_level
     from backtest_level b
-    join calibration_trust k on k.level = b.level and k.kind = b.scenario_kind and k.trusted
+    join calibration_trust k on k.level = b.level and k.workload_id = b.workload_id and k.trusted
     where b.level >= 3
     group by all
 ),

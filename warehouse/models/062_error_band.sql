@@ -9,7 +9,7 @@ with errors as (
     select kind, 1 as level, in_sample_ape as ape from backtest
     union all
     select b.kind, b.level, b.ape from backtest_level b
-    join calibration_trust k on k.level = b.level and k.kind = b.scenario_kind and k.trusted
+    join calibration_trust k on k.level = b.level and k.workload_id = b.workload_id and k.trusted
     union all
     select kind, 0, default_ape from backtest
 ),

@@ -16,7 +16,7 @@ with errors as (
     from backtest_level l
     join backtest c on c.source = l.source and c.source_ref = l.source_ref
                   and c.source_row is not distinct from l.source_row
-    join calibration_trust k on k.level = l.level and k.kind = l.scenario_kind and k.trusted
+    join calibration_trust k on k.level = l.level and k.workload_id = l.workload_id and k.trusted
     union all
     select kind, class, 0, default_ape from backtest
 ),

@@ -69,7 +69,7 @@ def figures(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     levels = _rows(
         con,
         """select kind, level, points, median_ape, median_default_ape, trusted from calibration_trust
-           order by kind, level""",
+           where workload_id is null order by kind, level""",
     )
     overall = _rows(
         con,
