@@ -192,8 +192,10 @@ def test_a_latency_bound_case_nobody_measured_is_predicted_at_a_batch_that_meets
     assert row["confidence"] == "calibrated" and factor < 0.8
     assert uncalibrated_tpot_s / factor > 0.200  # the uncalibrated batch, slowed by the factor, breaks the limit
     assert tpot_ms <= 200.0
-    assert row["predicted_tokens_per_s"] == pytest.approx(tokens)
     assert row["predicted_layout"].endswith(f"batch {batch}")
+    # the case keeps its own factor's rate, as the backtest predicts it; the published estimate is
+    # also held to its layout's Offline rate (offline_bound in 031_serving_choice.sql), a hair lower
+    assert tokens <= row["predicted_tokens_per_s"] <= tokens * 1.01
 
 
 def test_a_case_smaller_than_the_systems_best_replica_is_predicted_not_dropped(bundled, answered):

@@ -3,12 +3,13 @@
 -- itself to the kind of workload on other accelerators; each row carries the keys the level
 -- matches on (null: matches anything). `kind` holds the scenario kind at levels 5-6 and the
 -- workload kind at 7-8.
--- The measured level of a result under latency limits uses its step factor
--- (calibration_step), so the calibrated choice reproduces the measurement.
+-- A result under latency limits calibrates with its step factor (calibration_step) at every
+-- level: the factor slows each step and the batch is chosen again under it, so the plain ratio
+-- of rates, applied as a step factor, would count the smaller batch twice.
 create or replace table calibration_level as
 select
     l.level, l.basis, p.gpu_id as point_gpu, p.gpu_count as point_count,
-    case when l.level = 1 then coalesce(s.step_factor, p.ratio) else p.ratio end as ratio,
+    coalesce(s.step_factor, p.ratio) as ratio,
     case when l.level <= 4 then p.workload_id end as workload_id,
     case when l.level <= 2 then p.gpu_id end as gpu_id,
     -- the measured level vouches for the deployment measured: a 16-GPU result of two 8-GPU
