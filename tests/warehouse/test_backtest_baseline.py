@@ -206,6 +206,8 @@ def test_backtest_json_carries_the_printed_figures(offline_data):
     found = json.loads(as_json.output)
     assert render_figures(found) == text.output.rstrip("\n")
     assert "naive" in text.output and "in the p90 band" in text.output
+    rounds = {row["rounds"] for row in found["leave_latest_round_out"]}
+    assert {"v4.1 -> v5.0", "v5.0 -> v5.1"} <= rounds and "Leave the latest round out:" in text.output
     [every] = found["baseline_and_coverage"]["every point"]
     classes = found["baseline_and_coverage"]["per class"]
     assert sum(row["points"] for row in classes) == every["points"] == found["overall"]["points"]

@@ -8,7 +8,15 @@
 -- results of other workloads help a new family is this table's question: `gpucalc backtest`
 -- prints its errors per class next to the uncalibrated model's.
 create or replace table backtest_family as
-with latest as (select * from calibration_point where latest and model_family is not null),
+with latest as (
+    -- under latency limits a point's factor is its step factor, as every calibration level's is
+    -- (calibration_level), so the batch chosen again under it is counted once
+    select p.* replace (coalesce(s.step_factor, p.ratio) as ratio)
+    from calibration_point p
+    left join calibration_step s
+      on s.source = p.source and s.source_ref = p.source_ref and s.source_row is not distinct from p.source_row
+    where p.latest and p.model_family is not null
+),
 learnt as (
     -- per point, each reach of the other families' results: 1 the same accelerator, 2 its GPU
     -- family, 3 every accelerator

@@ -79,6 +79,8 @@ def figures(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     # a warehouse rebuilt by an older gpucalc has no family backtest
     family_sql = sql_text("warehouse.questions", "backtest_family.sql")
     families = _rows(con, family_sql) if "family_trust" in objects(con) else []
+    rounds = (_rows(con, sql_text("warehouse.questions", "backtest_round.sql"))
+              if "backtest_round" in objects(con) else [])
     return {
         "errors": groups,
         "baseline_rule": BASELINE_RULE,
@@ -87,5 +89,6 @@ def figures(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         "baseline_and_coverage": baseline,
         "calibration_levels": levels,
         "leave_one_family_out": families,
+        "leave_latest_round_out": rounds,
         "overall": overall,
     }
