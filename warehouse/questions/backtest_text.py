@@ -110,6 +110,12 @@ def _coverage(groups: dict[str, list[dict[str, Any]]]) -> list[str]:
     return out
 
 
+def _with_and_without(row: dict[str, Any]) -> str:
+    """A held-out row's median and p90 error, then the uncalibrated model's on the same points."""
+    return (f"{_pct(row['median_ape'])} {_pct(row['p90_ape'])} {_pct(row['median_default_ape'])}"
+            f" {_pct(row['p90_default_ape'])}")
+
+
 def _families(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return []
@@ -121,8 +127,8 @@ def _families(rows: list[dict[str, Any]]) -> list[str]:
     out.append(f"  {'':16} {'':42} {'points':>6} {'factored':>7} {'p90':>7} {'uncal.':>7} {'p90':>7}  used")
     for row in rows:
         out.append(
-            f"  {row['kind']:16} {row['class']:42} {row['points']:>6} {_pct(row['median_ape'])} {_pct(row['p90_ape'])}"
-            f" {_pct(row['median_default_ape'])} {_pct(row['p90_default_ape'])}  {'yes' if row['used'] else 'no'}"
+            f"  {row['kind']:16} {row['class']:42} {row['points']:>6} {_with_and_without(row)}"
+            f"  {'yes' if row['used'] else 'no'}"
         )
     out.append("")
     return out
@@ -139,8 +145,7 @@ def _rounds(rows: list[dict[str, Any]]) -> list[str]:
     out.append(f"  {'':42} {'rounds':>14} {'points':>6} {'earlier':>7} {'p90':>7} {'uncal.':>7} {'p90':>7}")
     for row in rows:
         out.append(
-            f"  {row['class']:42} {row['rounds']:>14} {row['points']:>6} {_pct(row['median_ape'])}"
-            f" {_pct(row['p90_ape'])} {_pct(row['median_default_ape'])} {_pct(row['p90_default_ape'])}"
+            f"  {row['class']:42} {row['rounds']:>14} {row['points']:>6} {_with_and_without(row)}"
         )
     out.append("")
     return out
