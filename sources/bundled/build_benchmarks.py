@@ -6,11 +6,11 @@ Reads `mlperf_h100_mi300x.csv`, `mlperf_other_accelerators_v4.0-v5.0.csv` and
 `mlperf_training_runs_v4.0-v5.0.csv` from DIR (default: `shared/data/benchmarks` beside the
 checkout, where the project keeps its shared data), then the project's own extract of MLPerf
 Inference v5.0 in the same columns (`sources/data/mlperf_inference_v5.0.csv`), and writes every
-MLPerf row in the bundled format, file order kept, followed by the user runs already in the CSV (they have no upstream
-file, so they are carried over as written). `--check` writes nothing and exits 1 when the
-committed CSV differs from what the shared files give. OBSERVATIONS.md section 2 states the
-rules this script applies; every check below stops the build rather than write a row the
-rules cannot vouch for.
+MLPerf row in the bundled format, file order kept, followed by the user runs already in the CSV
+(they have no upstream file, so they are carried over as written). `--check` writes nothing and
+exits 1 when the committed CSV differs from what the shared files give. OBSERVATIONS.md
+section 2 states the rules this script applies; every check below stops the build rather than
+write a row the rules cannot vouch for.
 """
 
 from __future__ import annotations

@@ -37,4 +37,3 @@ def test_only_a_workload_and_gpu_measured_in_an_earlier_round_is_held_out_this_w
     [(seed,)] = query(offline_data, "select count(*) from backtest_round where workload_id = 'dflash-qwen36-27b'")
     [(older,)] = query(offline_data, "select count(*) from backtest_round where from_round >= round")
     assert (seed, older) == (0, 0)
-
