@@ -53,6 +53,21 @@ def test_pretraining_step_on_one_gpu(built):
     assert r["fits"]
 
 
+def test_a_training_step_pays_its_fixed_cost_whatever_its_tokens(con):
+    """The step above with 50 ms of optimizer, synchronisation and launches per step
+    (`train_step_fixed_s`): 0.09696 + 0.05 s, counted with the exposed communication."""
+    catalog = toy_catalog()
+    catalog["assumption"] = catalog["assumption"].with_columns(
+        pl.when(pl.col("name") == "train_step_fixed_s").then(0.05).otherwise(pl.col("value")).alias("value"))
+    load_reference(con, catalog, RunContext.new("toy", RUN_DATE))
+    rebuild_estimates(con, "toy", RUN_DATE)
+    r = row(con, "select * from topology_training where workload_id = 'toy-pretrain' "
+                 "and platform_id = 'toy-1' and recompute = 'selective' and sharding = 'zero1'")
+    assert r["t_compute_s"] == pytest.approx(0.09696)
+    assert r["t_comm_s"] == pytest.approx(0.05)
+    assert r["tokens_per_s"] == pytest.approx(8000 / (0.09696 + 0.05))
+
+
 def test_lora_skips_frozen_weight_gradients_and_optimizer_state(built):
     # FLOPs/token = 4 * 1e9 + 6e7 = 4.06e9 -> 8000 tokens x 4.06e9 / 5e14 = 0.06496 s
     # memory traffic: frozen weights read in forward and data-gradient passes only, 2 x 8 x 2 GB,

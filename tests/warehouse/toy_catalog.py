@@ -194,6 +194,7 @@ TOY = {
             "spot_restart_overhead": 0.10,
             "disagg_prefill_utilization": 1.0,
             "max_fleet_gpus": 1e7,
+            "train_step_fixed_s": 0.0,  # the toy's steps cost their work alone unless a test sets one
         }.items()
     ],
 }
