@@ -66,3 +66,48 @@ def test_the_backtest_prints_the_family_left_out_beside_the_uncalibrated_model(o
     line = next(li for li in text.splitlines() if li.strip().startswith("serving:Server")
                 and "SXM-class" in li)
     assert line.rstrip().endswith("no")
+
+
+def test_other_families_results_loaded_as_runs_never_make_a_family_worse(offline_data):
+    """Issue 34, item 6: Llama-2's bundled results alone, then with every other model family's
+    bundled results loaded as the user's runs. Llama-2's held-out errors (leave one accelerator
+    out), per kind, do not rise: a factor learnt from other workloads reaches it only where the
+    backtest shows it helps."""
+    import polars as pl
+
+    from sources.bundled import load_benchmark_results
+    from sources.kit.spec import Parsed
+    from tests.conftest import OFFLINE_DAY
+    from warehouse.build.rebuild import rebuild_estimates
+    from warehouse.loading.load import RunContext, load_benchmarks
+    from warehouse.questions.scratch import copy_inputs
+    from warehouse.store import db
+    from warehouse.store.reader import connect_reader
+
+    source = connect_reader(str(offline_data / "warehouse.duckdb"))
+    families = dict(source.execute(
+        "select w.workload_id, m.family from workload w join model m using (model_id)").fetchall())
+    errors = {}
+    for runs in (False, True):
+        con = db.connect(":memory:")
+        copy_inputs(source, con)
+        llama2 = [w for w, family in families.items() if family == "llama-2"]
+        con.execute("delete from benchmark_result where not list_contains(?, workload_id)", [llama2])
+        if runs:
+            others = load_benchmark_results().rows.filter(
+                pl.col("workload_id").replace_strict(families, default="") != "llama-2",
+                pl.col("source") == "bundled_mlperf",
+            ).with_columns(pl.lit("user_runs").alias("source"))
+            run = RunContext.new("runs", OFFLINE_DAY)
+            load_benchmarks(con, "user_runs", Parsed(others), run, [f"user_runs/{OFFLINE_DAY}/runs.jsonl"])
+            assert con.execute("select count(*) from benchmark_result where source = 'user_runs'").fetchone()[0] > 150
+        rebuild_estimates(con, "family", OFFLINE_DAY)
+        errors[runs] = {kind: (n, p50, p90) for kind, n, p50, p90 in con.execute(
+            """select kind, count(*), quantile_cont(loao_ape, 0.5), quantile_cont(loao_ape, 0.9) from backtest
+               where list_contains(?, workload_id) group by all""", [llama2]).fetchall()}
+        con.close()
+    source.close()
+    assert errors[True].keys() == errors[False].keys() == {"finetune_lora", "serving"}
+    for kind, (n, p50, p90) in errors[True].items():
+        alone_n, alone_p50, alone_p90 = errors[False][kind]
+        assert n == alone_n and p50 <= alone_p50 + 1e-12 and p90 <= alone_p90 + 1e-12, kind
