@@ -144,27 +144,30 @@ stepped as (
         greatest(t_compute_s, t_memory_s, t_tp_s + t_cp_s) as t_core_s,
         -- half of the backward pass can hide the gradient all-reduce
         greatest(0.0, t_dp_s - 0.5 * t_compute_s) as t_dp_exposed_s,
-        t_tp_s + t_cp_s + t_pp_s as t_parallel_comm_s
+        t_tp_s + t_cp_s + t_pp_s as t_parallel_comm_s,
+        -- a step's fixed cost (optimizer, synchronisation, launches) whatever its tokens per GPU
+        assume('train_step_fixed_s') as t_fixed_s
     from variants
+),
+paced as (
+    select *, t_core_s / (1 - bubble) + t_pp_s + t_dp_exposed_s + t_fixed_s as t_step_s
+    from stepped
 )
 select
     job_id, n as n_gpus, cast(ceil(n / gpus_per_node) as integer) as nodes,
     tp, cp, pp, vp, dp, global_batch, full_recompute, fsdp,
     t_compute_s, t_memory_s,
-    -- a step's fixed cost (optimizer, synchronisation, launches) is counted with the communication
-    greatest(0.0, t_tp_s + t_cp_s - greatest(t_compute_s, t_memory_s)) + t_pp_s + t_dp_exposed_s
-        + assume('train_step_fixed_s') as t_comm_s,
+    -- the fixed cost is counted with the communication
+    greatest(0.0, t_tp_s + t_cp_s - greatest(t_compute_s, t_memory_s)) + t_pp_s + t_dp_exposed_s + t_fixed_s
+        as t_comm_s,
     t_core_s / (1 - bubble) - t_core_s as t_bubble_s,
-    t_core_s / (1 - bubble) + t_pp_s + t_dp_exposed_s + assume('train_step_fixed_s') as t_step_s,
+    t_step_s,
     -- what the bottleneck is judged on (training_bottleneck, for the layouts that are named)
     t_parallel_comm_s, t_dp_exposed_s,
     mem_per_gpu_gb,
     capacity_gb as mem_capacity_gb,
     mem_per_gpu_gb <= capacity_gb as fits,
-    tokens_per_step / (t_core_s / (1 - bubble) + t_pp_s + t_dp_exposed_s + assume('train_step_fixed_s'))
-        as tokens_per_s,
-    tokens_per_step * model_flops_per_token
-        / (t_core_s / (1 - bubble) + t_pp_s + t_dp_exposed_s + assume('train_step_fixed_s'))
-        / (n * peak_tflops * 1e12) as mfu,
+    tokens_per_step / t_step_s as tokens_per_s,
+    tokens_per_step * model_flops_per_token / t_step_s / (n * peak_tflops * 1e12) as mfu,
     total_tokens
-from stepped;
+from paced;

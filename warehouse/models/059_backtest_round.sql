@@ -8,7 +8,7 @@
 create or replace table backtest_round as
 with earlier as (
     -- per latest point, the newest earlier round of its workload x GPU
-    select l.source, l.source_ref, l.source_row, max(e.measured_at) as from_measured_at
+    select l.source, l.source_ref, l.source_row, l.workload_id, l.gpu_id, max(e.measured_at) as from_measured_at
     from calibration_point l
     join calibration_point e
       on e.workload_id = l.workload_id and e.gpu_id = l.gpu_id and e.measured_at < l.measured_at
@@ -19,11 +19,9 @@ learnt as (
     select x.source, x.source_ref, x.source_row, any_value(e.round) as from_round,
            geometric_mean(e.ratio) as factor, count(*) as from_points
     from earlier x
-    join calibration_point l
-      on l.source = x.source and l.source_ref = x.source_ref and l.source_row is not distinct from x.source_row
     join calibration_point e
-      on e.workload_id = l.workload_id and e.gpu_id = l.gpu_id and e.measured_at = x.from_measured_at
-    group by all
+      on e.workload_id = x.workload_id and e.gpu_id = x.gpu_id and e.measured_at = x.from_measured_at
+    group by x.source, x.source_ref, x.source_row
 )
 select
     p.source, p.source_ref, p.source_row, p.workload_id, p.kind, p.scenario_kind, p.gpu_id, p.gpu_count, p.class,
